@@ -1,0 +1,382 @@
+//! Datasets as a whole: create, open, define mode, close, and inquiries
+//! about the dataset or group rather than one object in it.
+
+use std::ffi::{c_char, c_int};
+
+use super::{c_str, guard, put, put_name, put_slice};
+use crate::dataset::Dataset;
+use crate::error::{self, NcError};
+use crate::registry;
+use crate::types::{is_atomic, type_name, type_size};
+
+const NC_FORMAT_NETCDF4: c_int = 3;
+const NC_FORMAT_NETCDF4_CLASSIC: c_int = 4;
+const NC_FORMATX_NCZARR: c_int = 10;
+
+/// Create a dataset and return its root ncid.
+///
+/// # Safety
+/// `path` must be a C string; `ncidp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
+    guard(|| {
+        let path = unsafe { c_str(path, NcError::EINVAL) }?;
+        let ncid = registry::insert(Dataset::create(path, cmode)?)?;
+        unsafe { put(ncidp, ncid) };
+        Ok(())
+    })
+}
+
+/// `nc_create` with netCDF-3 tuning hints, which NCZarr ignores.
+///
+/// # Safety
+/// As [`nc_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc__create(
+    path: *const c_char,
+    cmode: c_int,
+    _initialsz: usize,
+    _chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    unsafe { nc_create(path, cmode, ncidp) }
+}
+
+/// Open an existing dataset.
+///
+/// # Safety
+/// `path` must be a C string; `ncidp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
+    guard(|| {
+        let path = unsafe { c_str(path, NcError::EINVAL) }?;
+        let ncid = registry::insert(Dataset::open(path, mode)?)?;
+        unsafe { put(ncidp, ncid) };
+        Ok(())
+    })
+}
+
+/// `nc_open` with a netCDF-3 tuning hint, which NCZarr ignores.
+///
+/// # Safety
+/// As [`nc_open`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc__open(
+    path: *const c_char,
+    mode: c_int,
+    _chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    unsafe { nc_open(path, mode, ncidp) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_close(ncid: c_int) -> c_int {
+    guard(|| registry::remove(ncid, false, |ds| ds.close()))
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
+    guard(|| registry::remove(ncid, true, |ds| ds.abort()))
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
+    guard(|| registry::with(ncid, |ds, _| ds.model.redef()))
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
+    guard(|| registry::with(ncid, |ds, _| ds.enddef()))
+}
+
+/// `nc_enddef` with netCDF-3 alignment hints, which NCZarr ignores.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc__enddef(
+    ncid: c_int,
+    _h_minfree: usize,
+    _v_align: usize,
+    _v_minfree: usize,
+    _r_align: usize,
+) -> c_int {
+    nc_enddef(ncid)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
+    guard(|| registry::with(ncid, |ds, _| ds.sync()))
+}
+
+/// Set the default fill mode for variables defined from now on.
+///
+/// # Safety
+/// `old_modep` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
+    guard(|| {
+        let old = registry::with(ncid, |ds, _| ds.model.set_fill(fillmode))?;
+        unsafe { put(old_modep, old) };
+        Ok(())
+    })
+}
+
+/// Counts for a group: its dimensions, variables, attributes and first
+/// unlimited dimension (-1 if none).
+///
+/// # Safety
+/// Every pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq(
+    ncid: c_int,
+    ndimsp: *mut c_int,
+    nvarsp: *mut c_int,
+    nattsp: *mut c_int,
+    unlimdimidp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let g = &ds.model.groups[grp];
+            let unlim = ds
+                .model
+                .unlimited_dims(grp)
+                .first()
+                .map_or(-1, |&d| d as c_int);
+            unsafe {
+                put(ndimsp, g.dims.len() as c_int);
+                put(nvarsp, g.vars.len() as c_int);
+                put(nattsp, g.atts.len() as c_int);
+                put(unlimdimidp, unlim);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `ndimsp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
+    unsafe {
+        nc_inq(
+            ncid,
+            ndimsp,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// # Safety
+/// `nvarsp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
+    unsafe {
+        nc_inq(
+            ncid,
+            std::ptr::null_mut(),
+            nvarsp,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// # Safety
+/// `nattsp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
+    unsafe {
+        nc_inq(
+            ncid,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            nattsp,
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// # Safety
+/// `unlimdimidp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
+    unsafe {
+        nc_inq(
+            ncid,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            unlimdimidp,
+        )
+    }
+}
+
+/// The unlimited dimensions defined in a group.
+///
+/// # Safety
+/// `nunlimdimsp` NULL or writable; `unlimdimidsp` NULL or room for them all.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_unlimdims(
+    ncid: c_int,
+    nunlimdimsp: *mut c_int,
+    unlimdimidsp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ids: Vec<c_int> = ds
+                .model
+                .unlimited_dims(grp)
+                .iter()
+                .map(|&d| d as c_int)
+                .collect();
+            unsafe {
+                put(nunlimdimsp, ids.len() as c_int);
+                put_slice(unlimdimidsp, &ids);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `formatp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, _| {
+            let format = if ds.model.classic_model {
+                NC_FORMAT_NETCDF4_CLASSIC
+            } else {
+                NC_FORMAT_NETCDF4
+            };
+            unsafe { put(formatp, format) };
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// Both pointers must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_format_extended(
+    ncid: c_int,
+    formatp: *mut c_int,
+    modep: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, _| {
+            unsafe {
+                put(formatp, NC_FORMATX_NCZARR);
+                put(modep, ds.mode);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// The dataset name as given to `nc_create`/`nc_open`.
+///
+/// # Safety
+/// `pathlen` NULL or writable; `path` NULL or room for the name plus NUL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, _| {
+            unsafe {
+                put(pathlen, ds.path.len());
+                put_name(path, &ds.path);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// The library version: netcdf-c's API version first (programs parse the
+/// first word), then ours.
+const LIBVERS: &str = concat!("4.9.3 of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $\0");
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_libvers() -> *const c_char {
+    LIBVERS.as_ptr() as *const c_char
+}
+
+/// The message for a status code: netCDF's text, the system's for errno
+/// values, "Unknown Error" otherwise.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
+    if let Some(msg) = error::library_message(ncerr) {
+        return msg.as_ptr();
+    }
+    if ncerr > 0 {
+        // SAFETY: strerror returns a pointer to a static or thread-local
+        // message for any int.
+        return unsafe { libc::strerror(ncerr) };
+    }
+    error::UNKNOWN_ERROR.as_ptr()
+}
+
+/// Name and size of a type (atomic types only: there are no user types).
+///
+/// # Safety
+/// `name` NULL or room for NC_MAX_NAME + 1 bytes; `size` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_type(
+    ncid: c_int,
+    xtype: c_int,
+    name: *mut c_char,
+    size: *mut usize,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |_, _| Ok(()))?;
+        if !is_atomic(xtype) {
+            return Err(NcError::EBADTYPE);
+        }
+        unsafe {
+            put_name(name, type_name(xtype)?);
+            put(size, type_size(xtype)?);
+        }
+        Ok(())
+    })
+}
+
+/// User-defined types in a group: always none.
+///
+/// # Safety
+/// `ntypes` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_typeids(
+    ncid: c_int,
+    ntypes: *mut c_int,
+    _typeids: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |_, _| Ok(()))?;
+        unsafe { put(ntypes, 0) };
+        Ok(())
+    })
+}
+
+/// Free strings returned by `nc_get_att_string` (and later the string
+/// data functions).
+///
+/// # Safety
+/// `data` must be NULL or hold `len` pointers that are NULL or were
+/// returned by this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_free_string(len: usize, data: *mut *mut c_char) -> c_int {
+    guard(|| {
+        if data.is_null() {
+            return Ok(());
+        }
+        for i in 0..len {
+            unsafe {
+                let p = data.add(i).read_unaligned();
+                if !p.is_null() {
+                    libc::free(p as *mut libc::c_void);
+                }
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,171 @@
+//! Groups.
+
+use std::ffi::{c_char, c_int};
+
+use super::{c_bytes, c_str, guard, put, put_name, put_slice};
+use crate::error::NcError;
+use crate::registry::{self, ncid_of};
+
+/// # Safety
+/// `name` must be a C string; `new_ncid` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_grp(
+    parent_ncid: c_int,
+    name: *const c_char,
+    new_ncid: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let name = unsafe { c_bytes(name) }?;
+        let g = registry::with(parent_ncid, |ds, grp| ds.model.def_grp(grp, name))?;
+        unsafe { put(new_ncid, ncid_of(parent_ncid, g)) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` must be a C string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
+    guard(|| {
+        let name = unsafe { c_bytes(name) }?;
+        registry::with(grpid, |ds, grp| ds.model.rename_grp(grp, name))
+    })
+}
+
+/// The child groups of a group.
+///
+/// # Safety
+/// `numgrps` NULL or writable; `ncids` NULL or room for them all.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ids: Vec<c_int> = ds.model.groups[grp]
+                .children
+                .iter()
+                .map(|&c| ncid_of(ncid, c))
+                .collect();
+            unsafe {
+                put(numgrps, ids.len() as c_int);
+                put_slice(ncids, &ids);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// The group's own name ("/" for the root).
+///
+/// # Safety
+/// `name` NULL or room for NC_MAX_NAME + 1 bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            unsafe { put_name(name, &ds.model.groups[grp].name) };
+            Ok(())
+        })
+    })
+}
+
+/// The group's full path ("/a/b").
+///
+/// # Safety
+/// `lenp` NULL or writable; `full_name` NULL or room for the path plus NUL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname_full(
+    ncid: c_int,
+    lenp: *mut usize,
+    full_name: *mut c_char,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let full = ds.model.group_full_name(grp);
+            unsafe {
+                put(lenp, full.len());
+                put_name(full_name, &full);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `lenp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
+    unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
+}
+
+/// The parent group; the root has none (NC_ENOGRP).
+///
+/// # Safety
+/// `parent_ncid` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
+    guard(|| {
+        let parent = registry::with(ncid, |ds, grp| {
+            ds.model.groups[grp].parent.ok_or(NcError::ENOGRP)
+        })?;
+        unsafe { put(parent_ncid, ncid_of(ncid, parent)) };
+        Ok(())
+    })
+}
+
+/// A child group by name.
+///
+/// # Safety
+/// `name` must be a C string; `grp_ncid` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_ncid(
+    ncid: c_int,
+    name: *const c_char,
+    grp_ncid: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let name = unsafe { c_str(name, NcError::ENOGRP) }?;
+        let child = registry::with(ncid, |ds, grp| {
+            ds.model.find_child(grp, name).ok_or(NcError::ENOGRP)
+        })?;
+        unsafe { put(grp_ncid, ncid_of(ncid, child)) };
+        Ok(())
+    })
+}
+
+/// Same as [`nc_inq_ncid`].
+///
+/// # Safety
+/// As [`nc_inq_ncid`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_ncid(
+    ncid: c_int,
+    grp_name: *const c_char,
+    grp_ncid: *mut c_int,
+) -> c_int {
+    unsafe { nc_inq_ncid(ncid, grp_name, grp_ncid) }
+}
+
+/// A group by path: absolute ("/a/b") from the root, otherwise relative
+/// to `ncid`.
+///
+/// # Safety
+/// `full_name` must be a C string; `grp_ncid` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_grp_full_ncid(
+    ncid: c_int,
+    full_name: *const c_char,
+    grp_ncid: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let path = unsafe { c_str(full_name, NcError::ENOGRP) }?;
+        let g = registry::with(ncid, |ds, grp| {
+            let mut g = if path.starts_with('/') { 0 } else { grp };
+            for part in path.split('/').filter(|p| !p.is_empty()) {
+                g = ds.model.find_child(g, part).ok_or(NcError::ENOGRP)?;
+            }
+            Ok(g)
+        })?;
+        unsafe { put(grp_ncid, ncid_of(ncid, g)) };
+        Ok(())
+    })
+}

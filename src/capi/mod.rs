@@ -1,0 +1,109 @@
+//! The C ABI. Each `nc_*` function checks its pointer arguments, converts
+//! them to Rust values and calls the core; every body runs inside
+//! [`guard`], so a panic becomes NC_EINTERNAL instead of unwinding into C.
+
+pub mod att;
+pub mod cmem;
+pub mod dim;
+pub mod file;
+pub mod group;
+pub mod v2;
+pub mod var;
+
+use std::ffi::{CStr, c_char, c_int};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::error::{NcError, NcResult, code};
+
+/// Run an API body, turning its result (or a panic) into a status code.
+pub(crate) fn guard(body: impl FnOnce() -> NcResult<()>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => code::NC_NOERR,
+        Ok(Err(NcError(status))) => status,
+        Err(_) => code::NC_EINTERNAL,
+    }
+}
+
+/// The bytes of a C string argument; NULL is NC_EINVAL.
+///
+/// # Safety
+/// `p` must be NULL or point to a NUL-terminated string.
+pub(crate) unsafe fn c_bytes<'a>(p: *const c_char) -> NcResult<&'a [u8]> {
+    if p.is_null() {
+        return Err(NcError::EINVAL);
+    }
+    Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
+}
+
+/// A C string argument that must be UTF-8 text (paths, lookup names).
+///
+/// # Safety
+/// As [`c_bytes`].
+pub(crate) unsafe fn c_str<'a>(p: *const c_char, invalid: NcError) -> NcResult<&'a str> {
+    let bytes = unsafe { c_bytes(p) }?;
+    std::str::from_utf8(bytes).map_err(|_| invalid)
+}
+
+/// Store `value` through an optional out-pointer.
+///
+/// # Safety
+/// `p` must be NULL or valid for a write of `T`.
+pub(crate) unsafe fn put<T>(p: *mut T, value: T) {
+    if !p.is_null() {
+        unsafe { p.write_unaligned(value) };
+    }
+}
+
+/// Copy `items` to an optional out-array.
+///
+/// # Safety
+/// `p` must be NULL or valid for `items.len()` writes of `T`.
+pub(crate) unsafe fn put_slice<T: Copy>(p: *mut T, items: &[T]) {
+    if !p.is_null() {
+        for (i, &item) in items.iter().enumerate() {
+            unsafe { p.add(i).write_unaligned(item) };
+        }
+    }
+}
+
+/// Copy a name plus its terminating NUL to an optional out-buffer (which
+/// netCDF callers size as NC_MAX_NAME + 1).
+///
+/// # Safety
+/// `p` must be NULL or valid for `name.len() + 1` bytes.
+pub(crate) unsafe fn put_name(p: *mut c_char, name: &str) {
+    if !p.is_null() {
+        unsafe {
+            std::ptr::copy_nonoverlapping(name.as_ptr(), p as *mut u8, name.len());
+            p.add(name.len()).write(0);
+        }
+    }
+}
+
+/// Read `n` values from an optional C array (NULL with n > 0 is NC_EINVAL).
+///
+/// # Safety
+/// `p` must be NULL or valid for `n` reads of `T`.
+pub(crate) unsafe fn read_array<T: Copy>(p: *const T, n: usize) -> NcResult<Vec<T>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(NcError::EINVAL);
+    }
+    Ok((0..n)
+        .map(|i| unsafe { p.add(i).read_unaligned() })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_maps_results_and_panics() {
+        assert_eq!(guard(|| Ok(())), 0);
+        assert_eq!(guard(|| Err(NcError::EBADID)), -33);
+        assert_eq!(guard(|| panic!("boom")), code::NC_EINTERNAL);
+    }
+}

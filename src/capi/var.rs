@@ -1,0 +1,331 @@
+//! Variables: definition, inquiry and per-variable storage settings.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use super::{c_bytes, c_str, guard, put, put_name, put_slice, read_array};
+use crate::error::NcError;
+use crate::model::{NC_CHUNKED, NC_MAX_VAR_DIMS, Values};
+use crate::registry;
+use crate::types::NC_STRING;
+
+/// # Safety
+/// `name` must be a C string, `dimidsp` hold `ndims` ids, `varidp` NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var(
+    ncid: c_int,
+    name: *const c_char,
+    xtype: c_int,
+    ndims: c_int,
+    dimidsp: *const c_int,
+    varidp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let name = unsafe { c_bytes(name) }?;
+        let ndims = usize::try_from(ndims).map_err(|_| NcError::EINVAL)?;
+        if ndims > NC_MAX_VAR_DIMS {
+            return Err(NcError::EMAXDIMS);
+        }
+        let dimids = unsafe { read_array(dimidsp, ndims) }?;
+        let varid = registry::with(ncid, |ds, grp| ds.model.def_var(grp, name, xtype, &dimids))?;
+        unsafe { put(varidp, varid as c_int) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` must be a C string; `varidp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varid(
+    ncid: c_int,
+    name: *const c_char,
+    varidp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let name = unsafe { c_str(name, NcError::ENOTVAR) }?;
+        let varid = registry::with(ncid, |ds, grp| ds.model.find_var(grp, name))?;
+        unsafe { put(varidp, varid as c_int) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Every pointer must be NULL or writable (`name`: NC_MAX_NAME + 1 bytes,
+/// `dimidsp`: one int per dimension).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var(
+    ncid: c_int,
+    varid: c_int,
+    name: *mut c_char,
+    xtypep: *mut c_int,
+    ndimsp: *mut c_int,
+    dimidsp: *mut c_int,
+    nattsp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            let dimids: Vec<c_int> = var.dimids.iter().map(|&d| d as c_int).collect();
+            unsafe {
+                put_name(name, &var.name);
+                put(xtypep, var.xtype);
+                put(ndimsp, dimids.len() as c_int);
+                put_slice(dimidsp, &dimids);
+                put(nattsp, var.atts.len() as c_int);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `name` NULL or NC_MAX_NAME + 1 bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
+    let null = std::ptr::null_mut();
+    unsafe { nc_inq_var(ncid, varid, name, null, null, null, null) }
+}
+
+/// # Safety
+/// `xtypep` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int {
+    let null = std::ptr::null_mut();
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), xtypep, null, null, null) }
+}
+
+/// # Safety
+/// `ndimsp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+    let null = std::ptr::null_mut();
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, ndimsp, null, null) }
+}
+
+/// # Safety
+/// `dimidsp` NULL or room for one int per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
+    let null = std::ptr::null_mut();
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, null, dimidsp, null) }
+}
+
+/// # Safety
+/// `nattsp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    let null = std::ptr::null_mut();
+    unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, null, null, nattsp) }
+}
+
+/// The variable ids of a group (0..n-1).
+///
+/// # Safety
+/// `nvars` NULL or writable; `varids` NULL or room for them all.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varids(
+    ncid: c_int,
+    nvars: *mut c_int,
+    varids: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ids: Vec<c_int> = (0..ds.model.groups[grp].vars.len() as c_int).collect();
+            unsafe {
+                put(nvars, ids.len() as c_int);
+                put_slice(varids, &ids);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `name` must be a C string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    guard(|| {
+        let name = unsafe { c_bytes(name) }?;
+        registry::with(ncid, |ds, grp| ds.model.rename_var(grp, varid, name))
+    })
+}
+
+/// # Safety
+/// `chunksizesp` NULL or one size per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storage: c_int,
+    chunksizesp: *const usize,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ndims = ds.model.var(grp, varid)?.dimids.len();
+            let chunks = if chunksizesp.is_null() {
+                None
+            } else {
+                Some(unsafe { read_array(chunksizesp, ndims) }?)
+            };
+            ds.model
+                .def_var_chunking(grp, varid, storage, chunks.as_deref())
+        })
+    })
+}
+
+/// `nc_def_var_chunking` with int chunk sizes (the Fortran binding's form).
+///
+/// # Safety
+/// `chunksizesp` NULL or one int per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_chunking_ints(
+    ncid: c_int,
+    varid: c_int,
+    storage: c_int,
+    chunksizesp: *const c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ndims = ds.model.var(grp, varid)?.dimids.len();
+            let chunks = if chunksizesp.is_null() {
+                None
+            } else {
+                let ints = unsafe { read_array(chunksizesp, ndims) }?;
+                Some(
+                    ints.iter()
+                        .map(|&c| usize::try_from(c).map_err(|_| NcError::EINVAL))
+                        .collect::<Result<Vec<_>, _>>()?,
+                )
+            };
+            ds.model
+                .def_var_chunking(grp, varid, storage, chunks.as_deref())
+        })
+    })
+}
+
+/// Every variable is stored chunked (contiguous requests become one chunk),
+/// so this reports NC_CHUNKED and the chunk shape, as netcdf-c's NCZarr does.
+///
+/// # Safety
+/// `storagep` NULL or writable; `chunksizesp` NULL or one size per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storagep: *mut c_int,
+    chunksizesp: *mut usize,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            unsafe {
+                put(storagep, NC_CHUNKED);
+                put_slice(chunksizesp, &var.chunks);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `storagep` NULL or writable; `chunksizesp` NULL or one int per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_chunking_ints(
+    ncid: c_int,
+    varid: c_int,
+    storagep: *mut c_int,
+    chunksizesp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            let chunks = var
+                .chunks
+                .iter()
+                .map(|&c| c_int::try_from(c).map_err(|_| NcError::ERANGE))
+                .collect::<Result<Vec<_>, _>>()?;
+            unsafe {
+                put(storagep, NC_CHUNKED);
+                put_slice(chunksizesp, &chunks);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Set fill mode and value of a variable; `fill_value` points to one value
+/// of the variable's type (a `char*` for NC_STRING).
+///
+/// # Safety
+/// `fill_value` NULL or valid for one value of the variable's type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: c_int,
+    fill_value: *const c_void,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let xtype = ds.model.var(grp, varid)?.xtype;
+            let fill = if fill_value.is_null() {
+                None
+            } else {
+                Some(unsafe { Values::read_from_c(xtype, fill_value, 1) }?)
+            };
+            ds.model.def_var_fill(grp, varid, no_fill != 0, fill)
+        })
+    })
+}
+
+/// The fill mode and the fill value in effect (the type's default unless
+/// one was set). For NC_STRING the value is a new string the caller frees.
+///
+/// # Safety
+/// `no_fill` NULL or writable; `fill_valuep` NULL or room for one value.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: *mut c_int,
+    fill_valuep: *mut c_void,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            unsafe { put(no_fill, var.no_fill as c_int) };
+            if !fill_valuep.is_null() {
+                let mut fill = ds.model.effective_fill(var)?;
+                if var.xtype == NC_STRING {
+                    if let Values::String(s) = &mut fill {
+                        s.truncate(1);
+                    }
+                }
+                unsafe { fill.write_to_c(fill_valuep) }?;
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
+    guard(|| registry::with(ncid, |ds, grp| ds.model.def_var_endian(grp, varid, endian)))
+}
+
+/// # Safety
+/// `endianp` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_endian(
+    ncid: c_int,
+    varid: c_int,
+    endianp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            unsafe { put(endianp, var.endianness) };
+            Ok(())
+        })
+    })
+}

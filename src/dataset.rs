@@ -1,0 +1,152 @@
+//! One open dataset: its name, its storage and its model, and the life
+//! cycle netCDF defines for it (create/open, define mode, sync, close,
+//! abort).
+
+use crate::error::{NcError, NcResult};
+use crate::format::{self, WriteOptions};
+use crate::model::Model;
+use crate::url::{self, DatasetUrl};
+use crate::zmap::{FileMap, Zmap};
+
+pub const NC_WRITE: i32 = 0x0001;
+pub const NC_NOCLOBBER: i32 = 0x0004;
+pub const NC_DISKLESS: i32 = 0x0008;
+pub const NC_MMAP: i32 = 0x0010;
+pub const NC_64BIT_DATA: i32 = 0x0020;
+pub const NC_CLASSIC_MODEL: i32 = 0x0100;
+pub const NC_64BIT_OFFSET: i32 = 0x0200;
+pub const NC_NETCDF4: i32 = 0x1000;
+pub const NC_MPIIO: i32 = 0x2000;
+pub const NC_INMEMORY: i32 = 0x8000;
+
+/// Mode flags NCZarr cannot honour (netcdf-c rejects them with NC_EINVAL).
+const UNSUPPORTED_FLAGS: i32 =
+    NC_DISKLESS | NC_MMAP | NC_64BIT_DATA | NC_64BIT_OFFSET | NC_INMEMORY | NC_MPIIO;
+
+pub struct Dataset {
+    /// The name exactly as given to `nc_create`/`nc_open` (`nc_inq_path`).
+    pub path: String,
+    pub url: DatasetUrl,
+    pub store: Box<dyn Zmap>,
+    pub model: Model,
+    /// The create/open mode, with NC_NETCDF4 added as netcdf-c does.
+    pub mode: i32,
+    /// Created by this handle: `nc_abort` deletes it.
+    pub created: bool,
+    /// The root group's `_NCProperties`, if the dataset has one.
+    pub ncproperties: Option<String>,
+}
+
+/// The `_NCProperties` we write: netcdf-c's provenance format plus our own
+/// name and version.
+pub fn our_ncproperties() -> String {
+    format!(
+        "version=2,netcdf={},nczarr={},nczarr-rs={}",
+        crate::NC_API_VERSION,
+        format::nczarr::NCZARR_FORMAT_VERSION,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+impl Dataset {
+    pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
+        if cmode & UNSUPPORTED_FLAGS != 0 {
+            return Err(NcError::EINVAL);
+        }
+        let url = url::parse(path)?;
+        if url.bare_path {
+            // netcdf-c creates an HDF5 or classic file from a plain path;
+            // this library has neither.
+            return Err(NcError::ENOTBUILT);
+        }
+        let store = FileMap::create(url.file_root(), cmode & NC_NOCLOBBER == 0)?;
+        let mut model = Model::new(true);
+        model.define_mode = true;
+        model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
+        model.dirty = true;
+        Ok(Dataset {
+            path: path.to_string(),
+            url,
+            store: Box::new(store),
+            model,
+            mode: cmode | NC_NETCDF4,
+            created: true,
+            ncproperties: Some(our_ncproperties()),
+        })
+    }
+
+    pub fn open(path: &str, mode: i32) -> NcResult<Dataset> {
+        if mode & UNSUPPORTED_FLAGS != 0 {
+            return Err(NcError::EINVAL);
+        }
+        let url = url::parse(path)?;
+        let store = FileMap::open(url.file_root())?;
+        let writable = mode & NC_WRITE != 0;
+        let read = format::read_dataset(&store, writable)?;
+        let mut model = read.model;
+        model.classic_model = mode & NC_CLASSIC_MODEL != 0;
+        Ok(Dataset {
+            path: path.to_string(),
+            url,
+            store: Box::new(store),
+            model,
+            mode: mode | NC_NETCDF4,
+            created: false,
+            ncproperties: read.ncproperties,
+        })
+    }
+
+    fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            pure_zarr: self.url.pure_zarr(),
+            xarray_dims: self.url.xarray_dims(),
+            ncproperties: self.ncproperties.clone().unwrap_or_else(our_ncproperties),
+        }
+    }
+
+    /// Write the metadata if anything changed since the last write.
+    fn flush_metadata(&mut self) -> NcResult<()> {
+        if self.model.writable && self.model.dirty {
+            let opts = self.write_options();
+            format::write_dataset(&mut self.model, self.store.as_ref(), &opts)?;
+        }
+        Ok(())
+    }
+
+    pub fn enddef(&mut self) -> NcResult<()> {
+        if !self.model.define_mode {
+            return Err(NcError::ENOTINDEFINE);
+        }
+        self.flush_metadata()?;
+        self.model.commit_definitions();
+        Ok(())
+    }
+
+    pub fn sync(&mut self) -> NcResult<()> {
+        if self.model.define_mode {
+            if self.model.classic_model {
+                return Err(NcError::EINDEFINE);
+            }
+            return self.enddef();
+        }
+        self.flush_metadata()
+    }
+
+    /// Finish a dataset for `nc_close`: leave define mode, write metadata.
+    pub fn close(&mut self) -> NcResult<()> {
+        if self.model.define_mode {
+            self.enddef()
+        } else {
+            self.flush_metadata()
+        }
+    }
+
+    /// `nc_abort`: a dataset created by this handle is deleted; for an
+    /// opened one, changes not yet written are dropped.
+    pub fn abort(&mut self) -> NcResult<()> {
+        if self.created {
+            self.store.destroy()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! Dataset metadata in storage: how the in-memory model is written as Zarr
+//! objects (`.zgroup`, `.zarray`, `.zattrs`) and read back.
+
+pub mod attrs;
+pub mod dtype;
+pub mod json;
+pub mod nczarr;
+
+pub use nczarr::{ReadResult, WriteOptions, read_dataset, write_dataset};

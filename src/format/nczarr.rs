@@ -1,0 +1,506 @@
+//! The NCZarr layout of netcdf-c 4.9.3 and later: plain Zarr v2 objects
+//! with the netCDF extras kept as attributes in `.zattrs`
+//! (`_nczarr_superblock`, `_nczarr_group`, `_nczarr_array`,
+//! `_nczarr_attr`), plus `_ARRAY_DIMENSIONS` for xarray.
+
+use serde_json::{Map, Value, json};
+
+use super::attrs::{JSON_DTYPE, decode_inferred, decode_typed, encode};
+use super::dtype::{dtype_for, parse_dtype};
+use super::json;
+use crate::error::{NcError, NcResult};
+use crate::model::attrs::FILL_VALUE;
+use crate::model::{Attr, Model, Values, Var};
+use crate::types::*;
+use crate::zmap::{Zmap, join};
+
+pub const NCZARR_FORMAT_VERSION: &str = "2.0.0";
+const SUPERBLOCK: &str = "_nczarr_superblock";
+const GROUP: &str = "_nczarr_group";
+const ARRAY: &str = "_nczarr_array";
+const ATTR: &str = "_nczarr_attr";
+const XARRAY_DIMS: &str = "_ARRAY_DIMENSIONS";
+const NCPROPERTIES: &str = "_NCProperties";
+const MAXSTRLEN: &str = "_nczarr_maxstrlen";
+const DEFAULT_MAXSTRLEN: &str = "_nczarr_default_maxstrlen";
+/// Width of NC_STRING values when no attribute sets one (netcdf-c's).
+pub const DEFAULT_STRING_WIDTH: usize = 128;
+
+/// Keys in `.zattrs` that are the format's, not the user's.
+fn is_format_key(key: &str) -> bool {
+    matches!(
+        key,
+        SUPERBLOCK | GROUP | ARRAY | ATTR | XARRAY_DIMS | NCPROPERTIES
+    )
+}
+
+pub struct WriteOptions {
+    /// `mode=zarr`: leave out the `_nczarr_*` attributes.
+    pub pure_zarr: bool,
+    /// Write `_ARRAY_DIMENSIONS` (xarray's dimension names).
+    pub xarray_dims: bool,
+    /// The `_NCProperties` text for the root group.
+    pub ncproperties: String,
+}
+
+// ---------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------
+
+/// Write every group's and variable's metadata, first moving the objects
+/// of renamed variables and groups to their new keys.
+pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -> NcResult<()> {
+    relocate_renamed(model, store)?;
+    for g in 0..model.groups.len() {
+        write_group(model, store, g, opts)?;
+        for v in 0..model.groups[g].vars.len() {
+            write_var(model, store, g, v, opts)?;
+        }
+    }
+    for g in 0..model.groups.len() {
+        model.groups[g].stored_path = Some(model.group_key(g));
+        let gkey = model.group_key(g);
+        for var in &mut model.groups[g].vars {
+            var.stored_path = Some(join(&gkey, &var.name));
+        }
+    }
+    model.dirty = false;
+    Ok(())
+}
+
+/// Move the chunks of every variable whose key changed (it, or a group
+/// above it, was renamed) and drop the metadata objects left at the old
+/// keys of renamed groups. Moves go through temporary keys first so that
+/// swapped names cannot overwrite each other.
+fn relocate_renamed(model: &Model, store: &dyn Zmap) -> NcResult<()> {
+    let mut moves = Vec::new();
+    for g in 0..model.groups.len() {
+        let gkey = model.group_key(g);
+        for var in &model.groups[g].vars {
+            let new = join(&gkey, &var.name);
+            if let Some(old) = &var.stored_path {
+                if *old != new {
+                    moves.push((old.clone(), new));
+                }
+            }
+        }
+    }
+    let temp = |i: usize| format!(".nczarr-rs-move.{}.{i}", std::process::id());
+    for (i, (old, _)) in moves.iter().enumerate() {
+        store.rename_prefix(old, &temp(i))?;
+    }
+    for (i, (_, new)) in moves.iter().enumerate() {
+        store.rename_prefix(&temp(i), new)?;
+    }
+    let current: Vec<String> = (0..model.groups.len())
+        .map(|g| model.group_key(g))
+        .collect();
+    for group in &model.groups {
+        if let Some(old) = &group.stored_path {
+            if !current.contains(old) {
+                store.delete(&join(old, ".zgroup"))?;
+                store.delete(&join(old, ".zattrs"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// User attributes as a JSON map, with their recorded types.
+fn encode_attrs(atts: &[Attr]) -> (Map<String, Value>, Map<String, Value>) {
+    let mut values = Map::new();
+    let mut types = Map::new();
+    for att in atts {
+        let (value, dtype) = encode(&att.values);
+        values.insert(att.name.clone(), value);
+        types.insert(att.name.clone(), Value::String(dtype));
+    }
+    (values, types)
+}
+
+fn write_json(store: &dyn Zmap, key: &str, value: &Value) -> NcResult<()> {
+    store.put(key, &json::to_bytes(value))
+}
+
+fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -> NcResult<()> {
+    let group = &model.groups[g];
+    let gkey = model.group_key(g);
+    write_json(store, &join(&gkey, ".zgroup"), &json!({"zarr_format": 2}))?;
+
+    let mut zattrs = Map::new();
+    let (user, mut types) = encode_attrs(&group.atts);
+    if g == 0 {
+        zattrs.insert(
+            NCPROPERTIES.into(),
+            Value::String(opts.ncproperties.clone()),
+        );
+        types.insert(NCPROPERTIES.into(), json!(">S1"));
+    }
+    zattrs.extend(user);
+    if !opts.pure_zarr {
+        let mut dims = Map::new();
+        for &d in &group.dims {
+            let dim = &model.dims[d];
+            let spec = if dim.unlimited {
+                json!({"size": dim.len, "unlimited": 1})
+            } else {
+                json!(dim.len)
+            };
+            dims.insert(dim.name.clone(), spec);
+        }
+        let arrays: Vec<&str> = group.vars.iter().map(|v| v.name.as_str()).collect();
+        let groups: Vec<&str> = group
+            .children
+            .iter()
+            .map(|&c| model.groups[c].name.as_str())
+            .collect();
+        zattrs.insert(
+            GROUP.into(),
+            json!({"dimensions": dims, "arrays": arrays, "groups": groups}),
+        );
+        types.insert(GROUP.into(), json!(JSON_DTYPE));
+        if g == 0 {
+            zattrs.insert(SUPERBLOCK.into(), json!({"version": NCZARR_FORMAT_VERSION}));
+            types.insert(SUPERBLOCK.into(), json!(JSON_DTYPE));
+        }
+        types.insert(ATTR.into(), json!(JSON_DTYPE));
+        zattrs.insert(ATTR.into(), json!({"types": types}));
+    }
+    write_json(store, &join(&gkey, ".zattrs"), &Value::Object(zattrs))
+}
+
+/// The fixed width NC_STRING values are stored with.
+pub fn string_width(model: &Model, var: &Var) -> usize {
+    let int_att = |atts: &[Attr], name: &str| {
+        atts.iter()
+            .find(|a| a.name == name)
+            .and_then(|a| match a.values.convert_to(NC_INT64) {
+                Ok((Values::Int64(v), _)) => {
+                    v.first().copied().filter(|&n| n > 0).map(|n| n as usize)
+                }
+                _ => None,
+            })
+    };
+    var.string_width
+        .or_else(|| int_att(&var.atts, MAXSTRLEN))
+        .or_else(|| int_att(&model.groups[0].atts, DEFAULT_MAXSTRLEN))
+        .unwrap_or(DEFAULT_STRING_WIDTH)
+}
+
+/// A fill value as `.zarray` writes it.
+fn fill_json(fill: &Values) -> Value {
+    match fill {
+        Values::Char(c) => {
+            let c = c.first().copied().unwrap_or(0);
+            Value::String(if c == 0 {
+                String::new()
+            } else {
+                String::from_utf8_lossy(&[c]).into_owned()
+            })
+        }
+        other => encode(other).0,
+    }
+}
+
+fn write_var(
+    model: &Model,
+    store: &dyn Zmap,
+    g: usize,
+    v: usize,
+    opts: &WriteOptions,
+) -> NcResult<()> {
+    let var = &model.groups[g].vars[v];
+    let vkey = join(&model.group_key(g), &var.name);
+    let scalar = var.dimids.is_empty();
+    let shape: Vec<usize> = if scalar {
+        vec![1]
+    } else {
+        var.dimids.iter().map(|&d| model.dims[d].len).collect()
+    };
+    let chunks: Vec<usize> = if scalar { vec![1] } else { var.chunks.clone() };
+    let width = if var.xtype == NC_STRING {
+        string_width(model, var)
+    } else {
+        1
+    };
+    let fill = if var.no_fill {
+        Value::Null
+    } else {
+        fill_json(&model.effective_fill(var)?)
+    };
+    let zarray = json!({
+        "zarr_format": 2,
+        "shape": shape,
+        "dtype": dtype_for(var.xtype, var.endianness, width)?,
+        "chunks": chunks,
+        "fill_value": fill,
+        "order": "C",
+        "compressor": null,
+        "filters": null,
+    });
+    write_json(store, &join(&vkey, ".zarray"), &zarray)?;
+
+    let (mut zattrs, mut types) = encode_attrs(&var.atts);
+    let all_dims_in_root = var.dimids.iter().all(|&d| model.dims[d].group == 0);
+    if opts.xarray_dims && g == 0 && all_dims_in_root {
+        let names: Vec<&str> = if scalar {
+            vec!["_scalar_"]
+        } else {
+            var.dimids
+                .iter()
+                .map(|&d| model.dims[d].name.as_str())
+                .collect()
+        };
+        zattrs.insert(XARRAY_DIMS.into(), json!(names));
+    }
+    if !opts.pure_zarr {
+        let refs: Vec<String> = var.dimids.iter().map(|&d| model.dim_full_name(d)).collect();
+        let mut array = Map::new();
+        array.insert("dimension_references".into(), json!(refs));
+        if scalar {
+            array.insert("scalar".into(), json!(1));
+        }
+        array.insert("storage".into(), json!("chunked"));
+        zattrs.insert(ARRAY.into(), Value::Object(array));
+        types.insert(ARRAY.into(), json!(JSON_DTYPE));
+        types.insert(ATTR.into(), json!(JSON_DTYPE));
+        zattrs.insert(ATTR.into(), json!({"types": types}));
+    }
+    write_json(store, &join(&vkey, ".zattrs"), &Value::Object(zattrs))
+}
+
+// ---------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------
+
+pub struct ReadResult {
+    pub model: Model,
+    /// The root group's `_NCProperties`, if present.
+    pub ncproperties: Option<String>,
+}
+
+fn read_json(store: &dyn Zmap, key: &str) -> NcResult<Option<Value>> {
+    match store.get(key)? {
+        Some(bytes) => json::parse(&bytes).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn read_object(store: &dyn Zmap, key: &str) -> NcResult<Map<String, Value>> {
+    match read_json(store, key)? {
+        None => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// `key` or its older spelling.
+fn field<'a>(m: &'a Map<String, Value>, key: &str, alias: &str) -> Option<&'a Value> {
+    m.get(key).or_else(|| m.get(alias))
+}
+
+fn as_usize(v: &Value) -> NcResult<usize> {
+    v.as_u64().map(|n| n as usize).ok_or(NcError::ENCZARR)
+}
+
+fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
+    match v {
+        Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
+fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR))
+            .collect(),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// Read a dataset written in the current NCZarr layout.
+pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
+    if store.get(".zgroup")?.is_none() {
+        return Err(NcError::ENOTNC);
+    }
+    let root_attrs = read_object(store, ".zattrs")?;
+    if !root_attrs.contains_key(SUPERBLOCK) {
+        // Older NCZarr layouts and pure Zarr are read by the interop
+        // readers; this reader knows only the current layout.
+        return Err(NcError::ENOTNC);
+    }
+    let ncproperties = root_attrs
+        .get(NCPROPERTIES)
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    let mut model = Model::new(writable);
+    let mut pending_vars = Vec::new();
+    read_group(store, &mut model, 0, root_attrs, &mut pending_vars)?;
+    for (g, name) in pending_vars {
+        read_var(store, &mut model, g, &name)?;
+    }
+    for g in 0..model.groups.len() {
+        model.groups[g].stored_path = Some(model.group_key(g));
+    }
+    Ok(ReadResult {
+        model,
+        ncproperties,
+    })
+}
+
+/// Decode the user attributes of a `.zattrs` map.
+fn user_attrs(zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
+    let types = zattrs
+        .get(ATTR)
+        .and_then(|a| a.get("types"))
+        .and_then(|t| t.as_object());
+    let mut out = Vec::new();
+    for (name, value) in zattrs {
+        if is_format_key(name) {
+            continue;
+        }
+        let values = match (
+            name.as_str(),
+            fill_type,
+            types.and_then(|t| t.get(name)).and_then(|t| t.as_str()),
+        ) {
+            (FILL_VALUE, Some(t), _) => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
+            (_, _, Some(dtype)) => decode_typed(value, dtype)?,
+            _ => decode_inferred(value)?,
+        };
+        out.push(Attr {
+            name: name.clone(),
+            values,
+        });
+    }
+    Ok(out)
+}
+
+fn read_group(
+    store: &dyn Zmap,
+    model: &mut Model,
+    g: usize,
+    zattrs: Map<String, Value>,
+    pending_vars: &mut Vec<(usize, String)>,
+) -> NcResult<()> {
+    let info = zattrs
+        .get(GROUP)
+        .and_then(|v| v.as_object())
+        .ok_or(NcError::ENCZARR)?;
+    if let Some(dims) = field(info, "dimensions", "dims") {
+        let dims = dims.as_object().ok_or(NcError::ENCZARR)?;
+        for (name, spec) in dims {
+            let (len, unlimited) = match spec {
+                Value::Object(o) => (
+                    o.get("size").map(as_usize).transpose()?.unwrap_or(0),
+                    o.get("unlimited").and_then(|u| u.as_u64()).unwrap_or(0) != 0,
+                ),
+                other => (as_usize(other)?, false),
+            };
+            let dimid = model.dims.len();
+            model.dims.push(crate::model::Dim {
+                name: name.clone(),
+                len,
+                unlimited,
+                group: g,
+            });
+            model.groups[g].dims.push(dimid);
+        }
+    }
+    model.groups[g].atts = user_attrs(&zattrs, None)?;
+    for name in name_list(field(info, "arrays", "vars"))? {
+        pending_vars.push((g, name));
+    }
+    for name in name_list(info.get("groups"))? {
+        crate::model::names::check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+        let child = model.groups.len();
+        model.groups.push(crate::model::Group {
+            name: name.clone(),
+            parent: Some(g),
+            children: Vec::new(),
+            dims: Vec::new(),
+            vars: Vec::new(),
+            atts: Vec::new(),
+            stored_path: None,
+        });
+        model.groups[g].children.push(child);
+        let key = model.group_key(child);
+        let child_attrs = read_object(store, &join(&key, ".zattrs"))?;
+        read_group(store, model, child, child_attrs, pending_vars)?;
+    }
+    Ok(())
+}
+
+fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResult<()> {
+    crate::model::names::check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+    let vkey = join(&model.group_key(g), name);
+    let zarray = read_object(store, &join(&vkey, ".zarray"))?;
+    let zattrs = read_object(store, &join(&vkey, ".zattrs"))?;
+    let dtype = parse_dtype(
+        zarray
+            .get("dtype")
+            .and_then(|d| d.as_str())
+            .ok_or(NcError::ENCZARR)?,
+    )?;
+    let shape = usize_list(zarray.get("shape"))?;
+    let chunks = usize_list(zarray.get("chunks"))?;
+    let info = zattrs
+        .get(ARRAY)
+        .and_then(|v| v.as_object())
+        .ok_or(NcError::ENCZARR)?;
+    let refs = name_list(field(info, "dimension_references", "dimrefs"))?;
+    let scalar = refs.is_empty();
+    if chunks.len() != shape.len() || (!scalar && refs.len() != shape.len()) {
+        return Err(NcError::ENCZARR);
+    }
+    let mut dimids = Vec::with_capacity(refs.len());
+    for (i, r) in refs.iter().enumerate() {
+        let d = model.find_dim(0, r).map_err(|_| NcError::ENCZARR)?;
+        let dim = &mut model.dims[d];
+        if dim.unlimited {
+            dim.len = dim.len.max(shape[i]);
+        } else if dim.len != shape[i] {
+            return Err(NcError::ENCZARR);
+        }
+        dimids.push(d);
+    }
+    let fill = match zarray.get("fill_value") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(decode_fill(v, dtype.xtype)?),
+    };
+    let var = Var {
+        name: name.to_string(),
+        xtype: dtype.xtype,
+        dimids,
+        atts: user_attrs(&zattrs, Some(dtype.xtype))?,
+        chunks: if scalar { Vec::new() } else { chunks },
+        no_fill: fill.is_none(),
+        fill,
+        endianness: dtype.endianness,
+        created: true,
+        written: false,
+        stored_path: Some(vkey),
+        string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
+    };
+    model.groups[g].vars.push(var);
+    Ok(())
+}
+
+/// Decode a `.zarray` fill value into the variable's type.
+fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
+    match xtype {
+        NC_CHAR => {
+            let s = v.as_str().ok_or(NcError::ENCZARR)?;
+            Ok(Values::Char(vec![
+                s.as_bytes().first().copied().unwrap_or(0),
+            ]))
+        }
+        NC_STRING => Ok(Values::String(vec![
+            v.as_str().unwrap_or("").as_bytes().to_vec(),
+        ])),
+        t => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
+    }
+}

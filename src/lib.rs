@@ -1,0 +1,24 @@
+//! nczarr-rs: the netCDF-C API for Zarr and NCZarr datasets.
+//!
+//! Layers, top to bottom:
+//! * [`capi`]: the C ABI (`nc_*` functions), argument and pointer checks
+//!   only, with a panic boundary at every entry;
+//! * [`dataset`] and [`registry`]: open datasets and their ids;
+//! * [`model`]: the netCDF data model in memory and its rules;
+//! * [`format`]: metadata in storage (NCZarr/Zarr JSON);
+//! * [`zmap`]: the key-value storage drivers;
+//! * [`url`]: dataset names and `#mode=` fragments.
+
+pub mod capi;
+pub mod convert;
+pub mod dataset;
+pub mod error;
+pub mod format;
+pub mod model;
+pub mod registry;
+pub mod types;
+pub mod url;
+pub mod zmap;
+
+/// The netcdf-c version whose API we implement.
+pub const NC_API_VERSION: &str = "4.9.3";

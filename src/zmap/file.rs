@@ -1,0 +1,228 @@
+//! The directory driver: one file per key under a root directory.
+//!
+//! Writes go to a temporary file in the same directory and are renamed
+//! into place, so a reader (or a crash) never sees half an object.
+
+use std::fs;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Zmap;
+use super::key::validate_key;
+use crate::error::{NcError, NcResult};
+
+/// Temporary files are named `<TMP_PREFIX><pid>.<n>`; listings skip them.
+const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
+
+pub struct FileMap {
+    root: PathBuf,
+}
+
+impl FileMap {
+    /// Create a new, empty store at `root`. With `clobber` any existing
+    /// content is deleted first; without it an existing directory or file
+    /// is NC_EEXIST.
+    pub fn create(root: &Path, clobber: bool) -> NcResult<FileMap> {
+        match fs::symlink_metadata(root) {
+            Ok(_) if !clobber => return Err(NcError::EEXIST),
+            Ok(meta) if meta.is_dir() => {
+                let map = FileMap {
+                    root: root.to_path_buf(),
+                };
+                map.delete_prefix("")?;
+            }
+            Ok(_) => fs::remove_file(root).map_err(|e| NcError::from_io(&e))?,
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(NcError::from_io(&e)),
+        }
+        fs::create_dir_all(root).map_err(|e| NcError::from_io(&e))?;
+        Ok(FileMap {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
+    /// a root that is not a directory is NC_ENOTNC.
+    pub fn open(root: &Path) -> NcResult<FileMap> {
+        match fs::metadata(root) {
+            Ok(meta) if meta.is_dir() => Ok(FileMap {
+                root: root.to_path_buf(),
+            }),
+            Ok(_) => Err(NcError::ENOTNC),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
+    fn path_of(&self, key: &str) -> NcResult<PathBuf> {
+        validate_key(key)?;
+        Ok(if key.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(key)
+        })
+    }
+}
+
+fn temp_name(dir: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()))
+}
+
+impl Zmap for FileMap {
+    fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+        let path = self.path_of(key)?;
+        match fs::read(&path) {
+            Ok(data) => Ok(Some(data)),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                Ok(None)
+            }
+            // A key that names a directory has no content of its own.
+            Err(e) if e.kind() == ErrorKind::IsADirectory => Ok(None),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
+    fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
+        if key.is_empty() {
+            return Err(NcError::EINVAL);
+        }
+        let path = self.path_of(key)?;
+        let dir = path.parent().ok_or(NcError::EINVAL)?;
+        fs::create_dir_all(dir).map_err(|e| NcError::from_io(&e))?;
+        let tmp = temp_name(dir);
+        let result = (|| {
+            let mut f = fs::File::create(&tmp)?;
+            f.write_all(data)?;
+            fs::rename(&tmp, &path)
+        })();
+        if let Err(e) = result {
+            let _ = fs::remove_file(&tmp);
+            return Err(NcError::from_io(&e));
+        }
+        Ok(())
+    }
+
+    fn delete(&self, key: &str) -> NcResult<()> {
+        let path = self.path_of(key)?;
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::IsADirectory) => Ok(()),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
+        let path = self.path_of(prefix)?;
+        let entries = match fs::read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| NcError::from_io(&e))?;
+            // Names that are not UTF-8 cannot be keys; skip them.
+            if let Ok(name) = entry.file_name().into_string() {
+                if !name.starts_with(TMP_PREFIX) {
+                    names.push(name);
+                }
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn delete_prefix(&self, prefix: &str) -> NcResult<()> {
+        let path = self.path_of(prefix)?;
+        if prefix.is_empty() {
+            for name in self.list("")? {
+                self.delete_prefix(&name)?;
+            }
+            return Ok(());
+        }
+        let result = match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => fs::remove_dir_all(&path),
+            Ok(_) => fs::remove_file(&path),
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
+    fn destroy(&self) -> NcResult<()> {
+        match fs::remove_dir_all(&self.root) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("nczarr-rs-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn put_get_list_delete() {
+        let root = scratch("basic");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put(".zgroup", b"{}").unwrap();
+        map.put("g/v/.zarray", b"[1]").unwrap();
+        assert_eq!(map.get(".zgroup").unwrap().unwrap(), b"{}");
+        assert_eq!(map.get("missing").unwrap(), None);
+        assert_eq!(map.get("g").unwrap(), None, "a directory has no content");
+        assert_eq!(map.list("").unwrap(), vec![".zgroup", "g"]);
+        assert_eq!(map.list("g/v").unwrap(), vec![".zarray"]);
+        assert_eq!(map.list("nothing").unwrap(), Vec::<String>::new());
+        assert_eq!(map.list_recursive("").unwrap().len(), 2);
+        map.rename_prefix("g/v", "g/w").unwrap();
+        assert_eq!(map.get("g/w/.zarray").unwrap().unwrap(), b"[1]");
+        assert_eq!(map.get("g/v/.zarray").unwrap(), None);
+        map.delete(".zgroup").unwrap();
+        map.delete(".zgroup").unwrap();
+        map.delete_prefix("g").unwrap();
+        assert!(map.list("").unwrap().is_empty());
+        map.destroy().unwrap();
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn keys_cannot_escape_the_root() {
+        let root = scratch("escape");
+        let map = FileMap::create(&root, true).unwrap();
+        assert_eq!(map.put("../evil", b"x"), Err(NcError::EINVAL));
+        assert_eq!(map.get("/etc/passwd"), Err(NcError::EINVAL));
+        assert_eq!(map.delete_prefix(".."), Err(NcError::EINVAL));
+        assert!(!root.parent().unwrap().join("evil").exists());
+        map.destroy().unwrap();
+    }
+
+    #[test]
+    fn create_respects_noclobber_and_clobber() {
+        let root = scratch("clobber");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("a", b"1").unwrap();
+        assert!(matches!(
+            FileMap::create(&root, false),
+            Err(NcError::EEXIST)
+        ));
+        let map = FileMap::create(&root, true).unwrap();
+        assert_eq!(map.get("a").unwrap(), None);
+        map.destroy().unwrap();
+        assert!(matches!(FileMap::open(&root), Err(NcError::ENOOBJECT)));
+    }
+}

@@ -1,0 +1,55 @@
+//! The storage interface ("zmap" in the NCZarr documents): a flat key-value
+//! store whose keys are `/`-separated paths relative to the dataset root.
+//! Everything above this layer is storage-blind.
+
+mod file;
+mod key;
+
+pub use file::FileMap;
+pub use key::{join, validate_key};
+
+use crate::error::NcResult;
+
+pub trait Zmap: Send + Sync {
+    /// The object stored under `key`, or `None` when there is none.
+    fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>>;
+    /// Store `data` under `key`, replacing any previous object atomically.
+    fn put(&self, key: &str, data: &[u8]) -> NcResult<()>;
+    /// Remove the object under `key`; a missing object is not an error.
+    fn delete(&self, key: &str) -> NcResult<()>;
+    /// The names of the immediate children of `prefix` ("" is the root):
+    /// objects and intermediate path segments alike, sorted.
+    fn list(&self, prefix: &str) -> NcResult<Vec<String>>;
+    /// Remove every object at or below `prefix` ("" empties the store).
+    fn delete_prefix(&self, prefix: &str) -> NcResult<()>;
+    /// Remove the whole store, root included (used by `nc_abort` of a new
+    /// dataset).
+    fn destroy(&self) -> NcResult<()>;
+
+    /// Every object key at or below `prefix`, depth first.
+    fn list_recursive(&self, prefix: &str) -> NcResult<Vec<String>> {
+        let mut out = Vec::new();
+        let mut pending = vec![prefix.to_string()];
+        while let Some(p) = pending.pop() {
+            for child in self.list(&p)? {
+                let key = join(&p, &child);
+                if self.get(&key)?.is_some() {
+                    out.push(key.clone());
+                }
+                pending.push(key);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Move every object below `from` to the same relative key below `to`.
+    fn rename_prefix(&self, from: &str, to: &str) -> NcResult<()> {
+        for key in self.list_recursive(from)? {
+            let suffix = &key[from.len()..];
+            if let Some(data) = self.get(&key)? {
+                self.put(&format!("{to}{suffix}"), &data)?;
+            }
+        }
+        self.delete_prefix(from)
+    }
+}
