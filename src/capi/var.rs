@@ -173,36 +173,6 @@ pub unsafe extern "C" fn nc_def_var_chunking(
     })
 }
 
-/// `nc_def_var_chunking` with int chunk sizes (the Fortran binding's form).
-///
-/// # Safety
-/// `chunksizesp` NULL or one int per dimension.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_var_chunking_ints(
-    ncid: c_int,
-    varid: c_int,
-    storage: c_int,
-    chunksizesp: *const c_int,
-) -> c_int {
-    guard(|| {
-        registry::with(ncid, |ds, grp| {
-            let ndims = ds.model.var(grp, varid)?.dimids.len();
-            let chunks = if chunksizesp.is_null() {
-                None
-            } else {
-                let ints = unsafe { read_array(chunksizesp, ndims) }?;
-                Some(
-                    ints.iter()
-                        .map(|&c| usize::try_from(c).map_err(|_| NcError::EINVAL))
-                        .collect::<Result<Vec<_>, _>>()?,
-                )
-            };
-            ds.model
-                .def_var_chunking(grp, varid, storage, chunks.as_deref())
-        })
-    })
-}
-
 /// Every variable is stored chunked (contiguous requests become one chunk),
 /// so this reports NC_CHUNKED and the chunk shape, as netcdf-c's NCZarr does.
 ///
@@ -221,32 +191,6 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
             unsafe {
                 put(storagep, NC_CHUNKED);
                 put_slice(chunksizesp, &var.chunks);
-            }
-            Ok(())
-        })
-    })
-}
-
-/// # Safety
-/// `storagep` NULL or writable; `chunksizesp` NULL or one int per dimension.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_chunking_ints(
-    ncid: c_int,
-    varid: c_int,
-    storagep: *mut c_int,
-    chunksizesp: *mut c_int,
-) -> c_int {
-    guard(|| {
-        registry::with(ncid, |ds, grp| {
-            let var = ds.model.var(grp, varid)?;
-            let chunks = var
-                .chunks
-                .iter()
-                .map(|&c| c_int::try_from(c).map_err(|_| NcError::ERANGE))
-                .collect::<Result<Vec<_>, _>>()?;
-            unsafe {
-                put(storagep, NC_CHUNKED);
-                put_slice(chunksizesp, &chunks);
             }
             Ok(())
         })

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Compile every ctests/t_*.c against the built library and run each in its
+# own scratch directory. Prints one line per test and a closing
+# "N passed, N failed" line; exits non-zero if any test failed.
+#
+# Usage: ctests/run.sh [LIBDIR] [test names...]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+libdir=${1:-$root/target/release}
+shift || true
+build=$root/target/ctests
+mkdir -p "$build"
+
+tests=("$@")
+if [ ${#tests[@]} -eq 0 ]; then
+    for f in "$here"/t_*.c; do tests+=("$(basename "$f" .c)"); done
+fi
+
+passed=0 failed=0
+for t in "${tests[@]}"; do
+    exe=$build/$t
+    if ! cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g -I"$root/include" "$here/$t.c" \
+            -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -o "$exe" 2> "$build/$t.cc.log"; then
+        echo "FAIL $t (does not compile)"; cat "$build/$t.cc.log"
+        failed=$((failed + 1)); continue
+    fi
+    scratch=$(mktemp -d "$build/$t.XXXXXX")
+    if (cd "$scratch" && "$exe") > "$build/$t.log" 2>&1; then
+        echo "ok   $t"
+        passed=$((passed + 1))
+        rm -rf "$scratch"
+    else
+        echo "FAIL $t"; sed 's/^/     /' "$build/$t.log"
+        failed=$((failed + 1))
+    fi
+done
+echo "ctests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
