@@ -467,9 +467,11 @@ fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResu
         }
         dimids.push(d);
     }
-    let fill = match zarray.get("fill_value") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(decode_fill(v, dtype.xtype)?),
+    let (no_fill, fill) = match zarray.get("fill_value") {
+        // netcdf-c reports zeros as the fill value of a NOFILL variable it
+        // opened (and reads zeros where nothing was written).
+        None | Some(Value::Null) => (true, zero_of(dtype.xtype)?),
+        Some(v) => (false, decode_fill(v, dtype.xtype)?),
     };
     let var = Var {
         name: name.to_string(),
@@ -477,8 +479,8 @@ fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResu
         dimids,
         atts: user_attrs(&zattrs, Some(dtype.xtype))?,
         chunks: if scalar { Vec::new() } else { chunks },
-        no_fill: fill.is_none(),
-        fill,
+        no_fill,
+        fill: Some(fill),
         endianness: dtype.endianness,
         created: true,
         written: false,
@@ -487,6 +489,15 @@ fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResu
     };
     model.groups[g].vars.push(var);
     Ok(())
+}
+
+/// One zero value of type `t`.
+fn zero_of(t: NcType) -> NcResult<Values> {
+    match t {
+        NC_CHAR => Ok(Values::Char(vec![0])),
+        NC_STRING => Ok(Values::String(vec![Vec::new()])),
+        _ => Ok(Values::from_numeric_vec(t, vec![0i8])?.0),
+    }
 }
 
 /// Decode a `.zarray` fill value into the variable's type.
