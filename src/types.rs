@@ -93,6 +93,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::excessive_precision)] // netcdf.h's spelling, on purpose
     fn fill_values_match_netcdf_h() {
         assert_eq!(fill::FLOAT, 9.9692099683868690e+36_f32);
         assert_eq!(fill::DOUBLE, 9.9692099683868690e+36_f64);

@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(to_bytes(&f32_value(0.1)), b"0.1");
         assert_eq!(to_bytes(&f32_value(1.0)), b"1.0");
         assert_eq!(
-            to_bytes(&f64_value(3.141592653589793)),
+            to_bytes(&f64_value(std::f64::consts::PI)),
             b"3.141592653589793"
         );
         assert_eq!(to_bytes(&f64_value(f64::NAN)), br#""NaN""#);

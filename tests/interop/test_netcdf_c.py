@@ -67,6 +67,7 @@ def test_netcdf4_python_sees_our_dataset(sample):
         assert ds.groups["g1"].level == 7
 
 
+@pytest.mark.filterwarnings("ignore:endian-ness of dtype:UserWarning")
 def test_we_read_what_netcdf4_python_writes(tools, tmp_path):
     path = tmp_path / "py.zarr"
     with netCDF4.Dataset(url(path), "w") as ds:

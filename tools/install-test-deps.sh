@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install everything the tests need on a fresh machine: Debian packages for
+# the C toolchain and binutils, a Python venv with pinned packages, and the
+# pinned cbindgen used by the ABI check. Each step is skipped when what it
+# installs is already there, so repeated runs are quick.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+need_apt=()
+command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
+command -v nm >/dev/null || need_apt+=(binutils)
+command -v make >/dev/null || need_apt+=(make)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "installing Debian packages: ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+venv=$root/.venv
+stamp=$venv/.requirements
+if ! cmp -s "$root/tests/requirements.txt" "$stamp" 2>/dev/null; then
+    echo "creating $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/tests/requirements.txt"
+    cp "$root/tests/requirements.txt" "$stamp"
+fi
+
+cbindgen_version=0.29.2
+tools=${NCZARR_RS_TOOLS:-$HOME/.cache/nczarr-rs/tools}
+if ! "$tools/bin/cbindgen" --version 2>/dev/null | grep -q "$cbindgen_version"; then
+    echo "installing cbindgen $cbindgen_version (ABI checker)"
+    cargo install -q --locked --version "$cbindgen_version" --root "$tools" cbindgen
+fi
