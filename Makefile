@@ -9,7 +9,10 @@ LIBDIR   := $(CURDIR)/target/release
 LIB      := $(LIBDIR)/libnetcdf.so
 CFLAGS   ?= -std=c99 -Wall -Wextra -O2
 VENV     := $(CURDIR)/.venv
-CBINDGEN := $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)/bin/cbindgen
+# Test tools built from source (cbindgen) live outside the clone, so a
+# machine builds them once.
+TOOLS    ?= $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)
+CBINDGEN := $(TOOLS)/bin/cbindgen
 
 .PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test clean
 
@@ -27,7 +30,7 @@ quickstart: build
 test: deps lint build unit-test abi-check ctest interop-test
 
 deps:
-	tools/install-test-deps.sh
+	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
 
 lint:
 	cargo fmt --all -- --check

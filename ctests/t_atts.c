@@ -96,7 +96,12 @@ int main(void)
         ERR(NC_ECHAR, nc_get_att_text(ncid, NC_GLOBAL, "a_int", text));
         ERR(NC_EBADTYPE, nc_get_att_int(ncid, NC_GLOBAL, "a_string", &i));
         ERR(NC_EBADTYPE, nc_put_att_int(ncid, NC_GLOBAL, "bad", NC_NAT, 1, &i));
-        ERR(NC_EBADTYPE, nc_put_att_int(ncid, NC_GLOBAL, "bad", 42, 1, &i));
+        ERR(NC_EBADTYPID, nc_put_att_int(ncid, NC_GLOBAL, "bad", 42, 1, &i));
+        ERR(NC_EBADTYPID, nc_put_att_int(ncid, NC_GLOBAL, "bad", NC_VLEN, 1, &i));
+        ERR(NC_EINVAL, nc_put_att_int(ncid, NC_GLOBAL, "bad", -5, 1, &i));
+        ERR(NC_EBADTYPID, nc_put_att(ncid, NC_GLOBAL, "bad", 40, 1, &i));
+        ERR(NC_EBADNAME, nc_get_att_int(ncid, NC_GLOBAL, NULL, &i));
+        ERR(NC_EBADNAME, nc_inq_att(ncid, NC_GLOBAL, NULL, &type, &len));
         ERR(NC_EINVAL, nc_put_att_int(ncid, NC_GLOBAL, "bad", NC_INT, 2, NULL));
         ERR(NC_EBADNAME, nc_put_att_int(ncid, NC_GLOBAL, NULL, NC_INT, 1, &i));
         ERR(NC_EBADNAME, nc_put_att_int(ncid, NC_GLOBAL, "bad/name", NC_INT, 1, &i));

@@ -52,6 +52,28 @@ impl DatasetUrl {
         !self.has_mode("noxarray")
     }
 
+    /// The name netcdf-c's `nc_inq_path` reports for a URL: `file://`,
+    /// the absolute path, then the rebuilt fragment (`mode=` first, other
+    /// keys after, `&`-joined). `None` for a bare path.
+    pub fn display_name(&self) -> Option<String> {
+        if self.bare_path {
+            return None;
+        }
+        let mut fragment = vec![format!("mode={}", self.mode.join(","))];
+        for (k, v) in &self.params {
+            fragment.push(if v.is_empty() {
+                k.clone()
+            } else {
+                format!("{k}={v}")
+            });
+        }
+        Some(format!(
+            "file://{}#{}",
+            self.file_root().display(),
+            fragment.join("&")
+        ))
+    }
+
     /// The directory of a file-storage dataset.
     pub fn file_root(&self) -> &Path {
         match &self.storage {
@@ -358,6 +380,21 @@ mod tests {
         assert_eq!(parse("file:///a%zz#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse(""), Err(NcError::EINVAL));
         assert_eq!(parse("file:///a#mode=nczarr,zip"), Err(NcError::ENOTBUILT));
+    }
+
+    #[test]
+    fn display_name_is_absolute_and_normalised() {
+        let u = parse("/d/x.zarr#mode=nczarr,file").unwrap();
+        assert_eq!(
+            u.display_name().unwrap(),
+            "file:///d/x.zarr#mode=nczarr,file"
+        );
+        let u = parse("file:///d/x.zarr#zarr&log").unwrap();
+        assert_eq!(
+            u.display_name().unwrap(),
+            "file:///d/x.zarr#mode=nczarr,zarr&log"
+        );
+        assert_eq!(parse("/d/x.zarr").unwrap().display_name(), None);
     }
 
     #[test]

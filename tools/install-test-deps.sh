@@ -10,6 +10,7 @@ need_apt=()
 command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
+python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need_apt[*]}"
     apt-get update -qq
@@ -26,7 +27,7 @@ if ! cmp -s "$root/tests/requirements.txt" "$stamp" 2>/dev/null; then
 fi
 
 cbindgen_version=0.29.2
-tools=${NCZARR_RS_TOOLS:-$HOME/.cache/nczarr-rs/tools}
+tools=${NCZARR_RS_TOOLS:-${HOME:-/tmp}/.cache/nczarr-rs/tools}
 if ! "$tools/bin/cbindgen" --version 2>/dev/null | grep -q "$cbindgen_version"; then
     echo "installing cbindgen $cbindgen_version (ABI checker)"
     cargo install -q --locked --version "$cbindgen_version" --root "$tools" cbindgen

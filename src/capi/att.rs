@@ -80,13 +80,21 @@ unsafe fn put_att_from_c(
         }
         registry::with(ncid, |ds, grp| {
             check_varid(ds, grp, varid)?;
-            if !is_atomic(file_type) || !is_atomic(mem_type) {
-                return Err(NcError::EBADTYPE);
-            }
+            // The values must be readable before the model judges the
+            // file type; an untyped put names them with the same id.
+            attrs::check_att_type(mem_type)?;
             let values = unsafe { Values::read_from_c(mem_type, op, len) }?;
             attrs::put_att_as(&mut ds.model, grp, varid, name, file_type, values)
         })
     })
+}
+
+/// An attribute name argument: NULL is NC_EBADNAME, as in netcdf-c.
+unsafe fn att_name<'a>(name: *const c_char) -> NcResult<&'a str> {
+    if name.is_null() {
+        return Err(NcError::EBADNAME);
+    }
+    unsafe { c_str(name, NcError::ENOTATT) }
 }
 
 /// Shared body of every `nc_get_att*`: the values are delivered even when
@@ -99,7 +107,7 @@ unsafe fn get_att_to_c(
     mem_type: NcType,
 ) -> c_int {
     guard(|| {
-        let name = unsafe { c_str(name, NcError::EBADNAME) }?;
+        let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             let (values, range_error) = fetch(ds, grp, varid, name, mem_type)?;
             if !ip.is_null() {
@@ -538,7 +546,7 @@ pub unsafe extern "C" fn nc_inq_att(
     lenp: *mut usize,
 ) -> c_int {
     guard(|| {
-        let name = unsafe { c_str(name, NcError::EBADNAME) }?;
+        let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             let (values, _) = fetch(ds, grp, varid, name, NC_NAT)?;
             unsafe {
@@ -587,7 +595,7 @@ pub unsafe extern "C" fn nc_inq_attid(
     idp: *mut c_int,
 ) -> c_int {
     guard(|| {
-        let name = unsafe { c_str(name, NcError::EBADNAME) }?;
+        let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             check_varid(ds, grp, varid)?;
             if special_att(ds, grp, varid, name).is_some() {

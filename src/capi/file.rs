@@ -275,7 +275,8 @@ pub unsafe extern "C" fn nc_inq_format_extended(
     })
 }
 
-/// The dataset name as given to `nc_create`/`nc_open`.
+/// The dataset name: for URLs the normalised form netcdf-c reports
+/// (absolute path, rebuilt fragment), else the path as given.
 ///
 /// # Safety
 /// `pathlen` NULL or writable; `path` NULL or room for the name plus NUL.
@@ -283,9 +284,10 @@ pub unsafe extern "C" fn nc_inq_format_extended(
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
+            let name = ds.url.display_name().unwrap_or_else(|| ds.path.clone());
             unsafe {
-                put(pathlen, ds.path.len());
-                put_name(path, &ds.path);
+                put(pathlen, name.len());
+                put_name(path, &name);
             }
             Ok(())
         })
@@ -328,8 +330,9 @@ pub unsafe extern "C" fn nc_inq_type(
     size: *mut usize,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |_, _| Ok(()))?;
+        // Like netcdf-c, atomic types are answered without looking at ncid.
         if !is_atomic(xtype) {
+            registry::with(ncid, |_, _| Ok(()))?;
             return Err(NcError::EBADTYPE);
         }
         unsafe {

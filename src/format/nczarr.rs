@@ -515,3 +515,121 @@ fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
         t => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::attrs::put_att;
+    use crate::zmap::FileMap;
+
+    fn scratch(name: &str) -> FileMap {
+        let dir = std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()));
+        FileMap::create(&dir, true).unwrap()
+    }
+
+    fn options() -> WriteOptions {
+        WriteOptions {
+            pure_zarr: false,
+            xarray_dims: true,
+            ncproperties: "version=2".into(),
+        }
+    }
+
+    fn sample_model() -> Model {
+        let mut m = Model::new(true);
+        m.define_mode = true;
+        let t = m.def_dim(0, b"t", 0).unwrap() as i32;
+        let x = m.def_dim(0, b"x", 4).unwrap() as i32;
+        let g = m.def_grp(0, b"g").unwrap();
+        let y = m.def_dim(g, b"y", 2).unwrap() as i32;
+        let v = m.def_var(0, b"v", NC_DOUBLE, &[t, x]).unwrap() as i32;
+        put_att(&mut m, 0, v, b"units", Values::Char(b"m".to_vec())).unwrap();
+        put_att(&mut m, 0, v, b"_FillValue", Values::Double(vec![f64::NAN])).unwrap();
+        m.def_var(g, b"w", NC_STRING, &[y, x]).unwrap();
+        m.def_var(g, b"s", NC_INT64, &[]).unwrap();
+        put_att(&mut m, g, NC_GLOBAL_ID, b"ints", Values::UShort(vec![1, 2])).unwrap();
+        m
+    }
+
+    const NC_GLOBAL_ID: i32 = crate::model::NC_GLOBAL;
+
+    #[test]
+    fn write_then_read_gives_the_same_model() {
+        let store = scratch("roundtrip");
+        let mut written = sample_model();
+        write_dataset(&mut written, &store, &options()).unwrap();
+        let read = read_dataset(&store, false).unwrap();
+        assert_eq!(read.ncproperties.as_deref(), Some("version=2"));
+        let m = read.model;
+        assert_eq!(m.dims.len(), 3);
+        assert!(m.dims[0].unlimited && !m.dims[1].unlimited);
+        assert_eq!(m.dim_full_name(2), "/g/y");
+        let v = m.var(0, 0).unwrap();
+        assert_eq!(
+            (v.name.as_str(), v.xtype, v.dimids.clone()),
+            ("v", NC_DOUBLE, vec![0, 1])
+        );
+        assert_eq!(v.atts[0], written.groups[0].vars[0].atts[0]);
+        match &v.fill {
+            Some(Values::Double(f)) => assert!(f[0].is_nan()),
+            other => panic!("{other:?}"),
+        }
+        let g = m.find_group_by_path("/g").unwrap();
+        let w = m.var(g, 0).unwrap();
+        assert_eq!(
+            (w.xtype, w.string_width),
+            (NC_STRING, Some(DEFAULT_STRING_WIDTH))
+        );
+        assert_eq!(m.var(g, 1).unwrap().dimids, Vec::<usize>::new());
+        assert_eq!(m.groups[g].atts, written.groups[g].atts);
+        store.destroy().unwrap();
+    }
+
+    #[test]
+    fn pure_zarr_leaves_out_nczarr_keys() {
+        let store = scratch("pure");
+        let mut m = sample_model();
+        let opts = WriteOptions {
+            pure_zarr: true,
+            xarray_dims: true,
+            ncproperties: "p".into(),
+        };
+        write_dataset(&mut m, &store, &opts).unwrap();
+        let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();
+        assert!(root.get(SUPERBLOCK).is_none() && root.get(GROUP).is_none());
+        let v = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
+        assert_eq!(v[XARRAY_DIMS], json!(["t", "x"]));
+        assert!(v.get(ARRAY).is_none() && v.get(ATTR).is_none());
+        store.destroy().unwrap();
+    }
+
+    #[test]
+    fn malformed_metadata_is_an_error() {
+        let store = scratch("bad");
+        let mut m = sample_model();
+        write_dataset(&mut m, &store, &options()).unwrap();
+        store
+            .put(
+                "v/.zarray",
+                br#"{"shape": [0, 5], "dtype": "<f8", "chunks": [1, 4]}"#,
+            )
+            .unwrap();
+        assert_eq!(
+            read_dataset(&store, false).err(),
+            Some(NcError::ENCZARR),
+            "shape disagrees with x"
+        );
+        store
+            .put(
+                "v/.zarray",
+                br#"{"shape": [0, 4], "dtype": "<c16", "chunks": [1, 4]}"#,
+            )
+            .unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::EBADTYPE));
+        store.put("v/.zarray", b"[1, 2").unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR));
+        store.delete(".zgroup").unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENOTNC));
+        store.destroy().unwrap();
+    }
+}

@@ -203,9 +203,7 @@ pub fn put_att_as(
         model.enter_define_mode()?;
     }
     let mem_type = values.nc_type();
-    if !is_atomic(file_type) {
-        return Err(NcError::EBADTYPE);
-    }
+    check_att_type(file_type)?;
     if file_type != mem_type
         && (file_type == NC_CHAR
             || mem_type == NC_CHAR
@@ -250,6 +248,18 @@ pub fn put_att_as(
         Err(NcError::ERANGE)
     } else {
         Ok(())
+    }
+}
+
+/// netcdf-c's verdict on an attribute type id: negative ids are invalid
+/// arguments, NC_NAT is no type, ids past the atomic types would be user
+/// types, of which a Zarr dataset has none.
+pub fn check_att_type(t: NcType) -> NcResult<()> {
+    match t {
+        t if t < 0 => Err(NcError::EINVAL),
+        NC_NAT => Err(NcError::EBADTYPE),
+        t if t > NC_STRING => Err(NcError::EBADTYPID),
+        _ => Ok(()),
     }
 }
 
