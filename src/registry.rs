@@ -27,7 +27,7 @@ pub fn insert(ds: Dataset) -> NcResult<i32> {
     let mut t = table()?;
     let slot = (1..=MAX_SLOT)
         .find(|s| !t.contains_key(s))
-        .ok_or(NcError(crate::error::code::NC_ENFILE))?;
+        .ok_or(NcError::ENFILE)?;
     t.insert(slot, Arc::new(Mutex::new(ds)));
     Ok(slot << GROUP_BITS)
 }

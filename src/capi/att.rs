@@ -20,11 +20,10 @@ use crate::types::*;
 
 /// Attributes netcdf-c computes on request rather than storing; they are
 /// readable by name only and never listed.
-fn special_att(ds: &Dataset, grp: usize, varid: c_int, name: &str) -> Option<Values> {
+fn special_att(ds: &Dataset, varid: c_int, name: &str) -> Option<Values> {
     if varid != NC_GLOBAL {
         return None;
     }
-    let _ = grp;
     match name {
         "_NCProperties" => ds
             .ncproperties
@@ -54,7 +53,7 @@ fn fetch(
     mem_type: NcType,
 ) -> NcResult<(Values, bool)> {
     check_varid(ds, grp, varid)?;
-    match special_att(ds, grp, varid, name) {
+    match special_att(ds, varid, name) {
         Some(values) => attrs::convert_for_reading(&values, mem_type, false),
         None => attrs::get_att(&ds.model, grp, varid, name, mem_type),
     }
@@ -598,7 +597,7 @@ pub unsafe extern "C" fn nc_inq_attid(
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             check_varid(ds, grp, varid)?;
-            if special_att(ds, grp, varid, name).is_some() {
+            if special_att(ds, varid, name).is_some() {
                 return Err(NcError::EATTMETA);
             }
             let (num, _) = attrs::find_att(&ds.model, grp, varid, name)?;

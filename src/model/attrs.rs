@@ -224,12 +224,9 @@ pub fn put_att_as(
         if var.written {
             return Err(NcError::ELATEFILL);
         }
-        // The fill value takes the variable's type, whatever the attribute's.
-        let (fill, bad) = if var.xtype == NC_STRING || mem_type == NC_STRING {
-            (values.clone(), false)
-        } else {
-            values.convert_to(var.xtype)?
-        };
+        // The fill value takes the variable's type, whatever the attribute's
+        // (text and numbers still do not mix: NC_ECHAR).
+        let (fill, bad) = values.convert_to(var.xtype)?;
         range_error |= bad;
         model.var_mut(grp, varid)?.fill = Some(fill);
     }
@@ -407,6 +404,19 @@ mod tests {
         assert_eq!(m.var(0, 0).unwrap().fill, Some(Values::Short(vec![-5])));
         del_att(&mut m, 0, 0, b"_FillValue").unwrap();
         assert_eq!(m.var(0, 0).unwrap().fill, None);
+    }
+
+    #[test]
+    fn fill_value_of_text_variables_must_be_text() {
+        let mut m = model_with_var();
+        let x = m.dims.len() as i32 - 1;
+        let c = m.def_var(0, b"c", NC_CHAR, &[x]).unwrap() as i32;
+        assert_eq!(
+            put_att(&mut m, 0, c, b"_FillValue", Values::Int(vec![1])),
+            Err(NcError::ECHAR)
+        );
+        put_att(&mut m, 0, c, b"_FillValue", Values::Char(b"x".to_vec())).unwrap();
+        assert_eq!(m.var(0, c).unwrap().fill, Some(Values::Char(b"x".to_vec())));
     }
 
     #[test]

@@ -489,13 +489,19 @@ impl Model {
         var.no_fill = no_fill;
         let had_fill = var.fill.is_some();
         self.dirty = true;
+        // As in netcdf-c, the fill value lives in the _FillValue attribute.
+        let remove_fill_att =
+            |model: &mut Model| match attrs::del_att(model, grp, varid, b"_FillValue") {
+                Ok(()) | Err(NcError::ENOTATT) => Ok(()),
+                Err(e) => Err(e),
+            };
         match fill {
             Some(value) if !no_fill => {
-                let _ = attrs::del_att(self, grp, varid, b"_FillValue");
+                remove_fill_att(self)?;
                 attrs::put_att(self, grp, varid, b"_FillValue", value)?;
             }
             _ if no_fill && had_fill => {
-                let _ = attrs::del_att(self, grp, varid, b"_FillValue");
+                remove_fill_att(self)?;
                 self.var_mut(grp, varid)?.fill = None;
             }
             _ => {}
@@ -534,8 +540,9 @@ impl Model {
         if self.classic_model {
             return Err(NcError::ESTRICTNC3);
         }
-        if self.groups.len() >= 0xFFFF {
-            return Err(NcError::EMAXNAME);
+        // Group ids live in the low 16 bits of an ncid.
+        if self.groups.len() > 0xFFFF {
+            return Err(NcError::EINVAL);
         }
         self.enter_define_mode()?;
         let id = self.groups.len();

@@ -156,6 +156,30 @@ impl Zmap for FileMap {
         }
     }
 
+    fn exists(&self, key: &str) -> NcResult<bool> {
+        Ok(fs::metadata(self.path_of(key)?).is_ok_and(|m| m.is_file()))
+    }
+
+    /// A directory rename when nothing is at the destination yet; the
+    /// object-by-object move otherwise.
+    fn rename_prefix(&self, from: &str, to: &str) -> NcResult<()> {
+        let (src, dst) = (self.path_of(from)?, self.path_of(to)?);
+        if from.is_empty() || to.is_empty() {
+            return Err(NcError::EINVAL);
+        }
+        if fs::symlink_metadata(&dst).is_err() {
+            if let Some(parent) = dst.parent() {
+                fs::create_dir_all(parent).map_err(|e| NcError::from_io(&e))?;
+            }
+            return match fs::rename(&src, &dst) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(NcError::from_io(&e)),
+            };
+        }
+        super::copy_then_delete(self, from, to)
+    }
+
     fn destroy(&self) -> NcResult<()> {
         match fs::remove_dir_all(&self.root) {
             Ok(()) => Ok(()),
@@ -192,6 +216,13 @@ mod tests {
         map.rename_prefix("g/v", "g/w").unwrap();
         assert_eq!(map.get("g/w/.zarray").unwrap().unwrap(), b"[1]");
         assert_eq!(map.get("g/v/.zarray").unwrap(), None);
+        // Onto an existing prefix: objects are merged in.
+        map.put("h/other", b"o").unwrap();
+        map.rename_prefix("g/w", "h").unwrap();
+        assert_eq!(map.get("h/.zarray").unwrap().unwrap(), b"[1]");
+        assert_eq!(map.get("h/other").unwrap().unwrap(), b"o");
+        assert!(map.exists("h/other").unwrap() && !map.exists("h").unwrap());
+        map.delete_prefix("h").unwrap();
         map.delete(".zgroup").unwrap();
         map.delete(".zgroup").unwrap();
         map.delete_prefix("g").unwrap();

@@ -26,6 +26,11 @@ pub trait Zmap: Send + Sync {
     /// dataset).
     fn destroy(&self) -> NcResult<()>;
 
+    /// Is there an object (not just a path segment) under `key`?
+    fn exists(&self, key: &str) -> NcResult<bool> {
+        Ok(self.get(key)?.is_some())
+    }
+
     /// Every object key at or below `prefix`, depth first.
     fn list_recursive(&self, prefix: &str) -> NcResult<Vec<String>> {
         let mut out = Vec::new();
@@ -33,7 +38,7 @@ pub trait Zmap: Send + Sync {
         while let Some(p) = pending.pop() {
             for child in self.list(&p)? {
                 let key = join(&p, &child);
-                if self.get(&key)?.is_some() {
+                if self.exists(&key)? {
                     out.push(key.clone());
                 }
                 pending.push(key);
@@ -42,14 +47,21 @@ pub trait Zmap: Send + Sync {
         Ok(out)
     }
 
-    /// Move every object below `from` to the same relative key below `to`.
+    /// Move every object below `from` to the same relative key below `to`
+    /// (objects already under `to` with other keys stay). Drivers with a
+    /// cheaper move override this.
     fn rename_prefix(&self, from: &str, to: &str) -> NcResult<()> {
-        for key in self.list_recursive(from)? {
-            let suffix = &key[from.len()..];
-            if let Some(data) = self.get(&key)? {
-                self.put(&format!("{to}{suffix}"), &data)?;
-            }
-        }
-        self.delete_prefix(from)
+        copy_then_delete(self, from, to)
     }
+}
+
+/// Move objects one by one: copy each below `to`, then delete `from`.
+pub fn copy_then_delete<M: Zmap + ?Sized>(map: &M, from: &str, to: &str) -> NcResult<()> {
+    for key in map.list_recursive(from)? {
+        let suffix = &key[from.len()..];
+        if let Some(data) = map.get(&key)? {
+            map.put(&format!("{to}{suffix}"), &data)?;
+        }
+    }
+    map.delete_prefix(from)
 }
