@@ -62,8 +62,9 @@ pub fn remove(
     always_remove: bool,
     finish: impl FnOnce(&mut Dataset) -> NcResult<()>,
 ) -> NcResult<()> {
-    let (ds, _) = lookup(ncid)?;
+    let (ds, grp) = lookup(ncid)?;
     let result = match ds.lock() {
+        Ok(guard) if grp >= guard.model.groups.len() => return Err(NcError::EBADID),
         Ok(mut guard) => finish(&mut guard),
         Err(_) => Err(NcError::EINTERNAL),
     };
