@@ -81,6 +81,12 @@ int main(void)
         EQ_INT(b[0], 0); /* -32768 wraps to 0, as a C cast does */
         OK(nc_get_att_longlong(ncid, NC_GLOBAL, "a_int", l));
         EQ_INT(l[0], -2147483648LL);
+        long lg[2];
+        OK(nc_get_att_long(ncid, NC_GLOBAL, "a_long", lg));
+        EQ_INT(lg[0], -5); EQ_INT(lg[1], 6);
+        unsigned int u4[2];
+        ERR(NC_ERANGE, nc_get_att_uint(ncid, NC_GLOBAL, "a_long", u4));
+        EQ_INT(u4[1], 6);
         float f[3];
         ERR(NC_ERANGE, nc_get_att_float(ncid, NC_GLOBAL, "a_double", f)); /* 1e308 */
         EQ_DBL(f[0], (float)3.141592653589793);
