@@ -113,6 +113,61 @@ impl Dataset {
         Ok(())
     }
 
+    pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
+        self.model.rename_var(grp, varid, name)?;
+        self.move_renamed_objects()
+    }
+
+    pub fn rename_grp(&mut self, grp: usize, name: &[u8]) -> NcResult<()> {
+        self.model.rename_grp(grp, name)?;
+        self.move_renamed_objects()
+    }
+
+    /// Move the stored objects of whatever was renamed to its new keys at
+    /// once, so chunks written later and chunks already stored stay
+    /// together (netcdf-c leaves them behind).
+    fn move_renamed_objects(&mut self) -> NcResult<()> {
+        let model = &mut self.model;
+        for g in 0..model.groups.len() {
+            let new = model.group_key(g);
+            let Some(old) = model.groups[g].stored_path.clone() else {
+                continue;
+            };
+            if old == new {
+                continue;
+            }
+            self.store.rename_prefix(&old, &new)?;
+            let rebase = |path: &mut Option<String>| {
+                if let Some(p) = path {
+                    if let Some(rest) = p
+                        .strip_prefix(&old)
+                        .filter(|r| r.is_empty() || r.starts_with('/'))
+                    {
+                        *p = format!("{new}{rest}");
+                    }
+                }
+            };
+            for group in &mut model.groups {
+                rebase(&mut group.stored_path);
+                group
+                    .vars
+                    .iter_mut()
+                    .for_each(|v| rebase(&mut v.stored_path));
+            }
+        }
+        for g in 0..model.groups.len() {
+            let gkey = model.group_key(g);
+            for var in &mut model.groups[g].vars {
+                let new = crate::zmap::join(&gkey, &var.name);
+                if let Some(old) = var.stored_path.as_ref().filter(|old| **old != new) {
+                    self.store.rename_prefix(old, &new)?;
+                    var.stored_path = Some(new);
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn enddef(&mut self) -> NcResult<()> {
         if !self.model.define_mode {
             return Err(NcError::ENOTINDEFINE);

@@ -28,7 +28,7 @@ pub unsafe extern "C" fn nc_def_grp(
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
-        registry::with(grpid, |ds, grp| ds.model.rename_grp(grp, name))
+        registry::with(grpid, |ds, grp| ds.rename_grp(grp, name))
     })
 }
 

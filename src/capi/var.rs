@@ -146,7 +146,7 @@ pub unsafe extern "C" fn nc_inq_varids(
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
-        registry::with(ncid, |ds, grp| ds.model.rename_var(grp, varid, name))
+        registry::with(ncid, |ds, grp| ds.rename_var(grp, varid, name))
     })
 }
 

@@ -47,10 +47,9 @@ pub struct WriteOptions {
 // Writing
 // ---------------------------------------------------------------------
 
-/// Write every group's and variable's metadata, first moving the objects
-/// of renamed variables and groups to their new keys.
+/// Write every group's and variable's metadata. (Objects of renamed
+/// variables and groups were moved when they were renamed.)
 pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -> NcResult<()> {
-    relocate_renamed(model, store)?;
     for g in 0..model.groups.len() {
         write_group(model, store, g, opts)?;
         for v in 0..model.groups[g].vars.len() {
@@ -65,44 +64,6 @@ pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -
         }
     }
     model.dirty = false;
-    Ok(())
-}
-
-/// Move the chunks of every variable whose key changed (it, or a group
-/// above it, was renamed) and drop the metadata objects left at the old
-/// keys of renamed groups. Moves go through temporary keys first so that
-/// swapped names cannot overwrite each other.
-fn relocate_renamed(model: &Model, store: &dyn Zmap) -> NcResult<()> {
-    let mut moves = Vec::new();
-    for g in 0..model.groups.len() {
-        let gkey = model.group_key(g);
-        for var in &model.groups[g].vars {
-            let new = join(&gkey, &var.name);
-            if let Some(old) = &var.stored_path {
-                if *old != new {
-                    moves.push((old.clone(), new));
-                }
-            }
-        }
-    }
-    let temp = |i: usize| format!(".nczarr-rs-move.{}.{i}", std::process::id());
-    for (i, (old, _)) in moves.iter().enumerate() {
-        store.rename_prefix(old, &temp(i))?;
-    }
-    for (i, (_, new)) in moves.iter().enumerate() {
-        store.rename_prefix(&temp(i), new)?;
-    }
-    let current: Vec<String> = (0..model.groups.len())
-        .map(|g| model.group_key(g))
-        .collect();
-    for group in &model.groups {
-        if let Some(old) = &group.stored_path {
-            if !current.contains(old) {
-                store.delete(&join(old, ".zgroup"))?;
-                store.delete(&join(old, ".zattrs"))?;
-            }
-        }
-    }
     Ok(())
 }
 
@@ -228,16 +189,26 @@ fn write_var(
     } else {
         fill_json(&model.effective_fill(var)?)
     };
-    let zarray = json!({
+    // Codecs we read are written back as they were: the chunks on disk
+    // are still encoded with them.
+    let (compressor, filters) = match var.codecs.split_last() {
+        None => (Value::Null, Value::Null),
+        Some((last, [])) => (last.clone(), Value::Null),
+        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
+    };
+    let mut zarray = json!({
         "zarr_format": 2,
         "shape": shape,
         "dtype": dtype_for(var.xtype, var.endianness, width)?,
         "chunks": chunks,
         "fill_value": fill,
         "order": "C",
-        "compressor": null,
-        "filters": null,
+        "compressor": compressor,
+        "filters": filters,
     });
+    if var.dim_separator != '.' {
+        zarray["dimension_separator"] = json!(var.dim_separator.to_string());
+    }
     write_json(store, &join(&vkey, ".zarray"), &zarray)?;
 
     let (mut zattrs, mut types) = encode_attrs(&var.atts);
@@ -486,9 +457,34 @@ fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResu
         written: false,
         stored_path: Some(vkey),
         string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
+        codecs: read_codecs(&zarray)?,
+        dim_separator: read_separator(&zarray)?,
     };
     model.groups[g].vars.push(var);
     Ok(())
+}
+
+/// The codec chain of an array: its `filters`, then its `compressor`.
+fn read_codecs(zarray: &Map<String, Value>) -> NcResult<Vec<Value>> {
+    let mut chain = match zarray.get("filters") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(_) => return Err(NcError::ENCZARR),
+    };
+    match zarray.get("compressor") {
+        None | Some(Value::Null) => {}
+        Some(c @ Value::Object(_)) => chain.push(c.clone()),
+        Some(_) => return Err(NcError::ENCZARR),
+    }
+    Ok(chain)
+}
+
+fn read_separator(zarray: &Map<String, Value>) -> NcResult<char> {
+    match zarray.get("dimension_separator") {
+        None | Some(Value::Null) => Ok('.'),
+        Some(Value::String(s)) if s == "." || s == "/" => Ok(s.chars().next().unwrap_or('.')),
+        Some(_) => Err(NcError::ENCZARR),
+    }
 }
 
 /// One zero value of type `t`.

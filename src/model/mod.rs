@@ -63,6 +63,12 @@ pub struct Var {
     /// For NC_STRING variables read from storage: the fixed string width
     /// their chunks were written with.
     pub string_width: Option<usize>,
+    /// Codecs named in storage (`filters` then `compressor`, as JSON).
+    /// Until the filter issue lands, data of a variable with codecs is
+    /// refused (NC_ENOFILTER) rather than returned undecoded.
+    pub codecs: Vec<serde_json::Value>,
+    /// Separator between chunk indices in chunk keys (`.` or `/`).
+    pub dim_separator: char,
 }
 
 #[derive(Debug, Clone)]
@@ -388,6 +394,8 @@ impl Model {
             written: false,
             stored_path: None,
             string_width: None,
+            codecs: Vec::new(),
+            dim_separator: '.',
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);
         let g = &mut self.groups[grp];
