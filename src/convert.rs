@@ -87,11 +87,7 @@ impl Element for f64 {
 /// Convert one value; the flag says whether it was out of range.
 #[inline]
 pub fn convert_one<S: Element, D: Element>(s: S) -> (D, bool) {
-    if S::IS_FLOAT {
-        D::from_float(s.to_f64())
-    } else {
-        D::from_int(s.to_i128())
-    }
+    if S::IS_FLOAT { D::from_float(s.to_f64()) } else { D::from_int(s.to_i128()) }
 }
 
 /// Convert a slice into a new vector; the flag is set if any value was out

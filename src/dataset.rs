@@ -2,8 +2,11 @@
 //! cycle netCDF defines for it (create/open, define mode, sync, close,
 //! abort).
 
+use std::collections::HashMap;
+
 use crate::error::{NcError, NcResult};
 use crate::format::{self, WriteOptions};
+use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl};
 use crate::zmap::{FileMap, Zmap};
@@ -20,8 +23,7 @@ pub const NC_MPIIO: i32 = 0x2000;
 pub const NC_INMEMORY: i32 = 0x8000;
 
 /// Mode flags NCZarr cannot honour (netcdf-c rejects them with NC_EINVAL).
-const UNSUPPORTED_FLAGS: i32 =
-    NC_DISKLESS | NC_MMAP | NC_64BIT_DATA | NC_64BIT_OFFSET | NC_INMEMORY | NC_MPIIO;
+const UNSUPPORTED_FLAGS: i32 = NC_DISKLESS | NC_MMAP | NC_64BIT_DATA | NC_64BIT_OFFSET | NC_INMEMORY | NC_MPIIO;
 
 pub struct Dataset {
     /// The name exactly as given to `nc_create`/`nc_open` (`nc_inq_path`).
@@ -35,6 +37,8 @@ pub struct Dataset {
     pub created: bool,
     /// The root group's `_NCProperties`, if the dataset has one.
     pub ncproperties: Option<String>,
+    /// Chunk caches, per (group id, variable id).
+    pub caches: HashMap<(usize, usize), ChunkCache>,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -72,6 +76,7 @@ impl Dataset {
             mode: cmode | NC_NETCDF4,
             created: true,
             ncproperties: Some(our_ncproperties()),
+            caches: HashMap::new(),
         })
     }
 
@@ -93,6 +98,7 @@ impl Dataset {
             mode: mode | NC_NETCDF4,
             created: false,
             ncproperties: read.ncproperties,
+            caches: HashMap::new(),
         })
     }
 
@@ -104,8 +110,13 @@ impl Dataset {
         }
     }
 
-    /// Write the metadata if anything changed since the last write.
+    /// Write cached chunks, then the metadata if anything changed since
+    /// the last write (data first: metadata never names a shape whose
+    /// chunks are not there yet).
     fn flush_metadata(&mut self) -> NcResult<()> {
+        if self.model.writable {
+            engine::flush(self)?;
+        }
         if self.model.writable && self.model.dirty {
             let opts = self.write_options();
             format::write_dataset(&mut self.model, self.store.as_ref(), &opts)?;
@@ -139,20 +150,14 @@ impl Dataset {
             self.store.rename_prefix(&old, &new)?;
             let rebase = |path: &mut Option<String>| {
                 if let Some(p) = path {
-                    if let Some(rest) = p
-                        .strip_prefix(&old)
-                        .filter(|r| r.is_empty() || r.starts_with('/'))
-                    {
+                    if let Some(rest) = p.strip_prefix(&old).filter(|r| r.is_empty() || r.starts_with('/')) {
                         *p = format!("{new}{rest}");
                     }
                 }
             };
             for group in &mut model.groups {
                 rebase(&mut group.stored_path);
-                group
-                    .vars
-                    .iter_mut()
-                    .for_each(|v| rebase(&mut v.stored_path));
+                group.vars.iter_mut().for_each(|v| rebase(&mut v.stored_path));
             }
         }
         for g in 0..model.groups.len() {
@@ -189,16 +194,13 @@ impl Dataset {
 
     /// Finish a dataset for `nc_close`: leave define mode, write metadata.
     pub fn close(&mut self) -> NcResult<()> {
-        if self.model.define_mode {
-            self.enddef()
-        } else {
-            self.flush_metadata()
-        }
+        if self.model.define_mode { self.enddef() } else { self.flush_metadata() }
     }
 
     /// `nc_abort`: a dataset created by this handle is deleted; for an
     /// opened one, changes not yet written are dropped.
     pub fn abort(&mut self) -> NcResult<()> {
+        self.caches.clear();
         if self.created {
             self.store.destroy()?;
         }

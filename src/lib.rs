@@ -14,6 +14,7 @@ pub mod convert;
 pub mod dataset;
 pub mod error;
 pub mod format;
+pub mod io;
 pub mod model;
 pub mod registry;
 pub mod types;

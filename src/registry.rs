@@ -25,9 +25,7 @@ fn table() -> NcResult<MutexGuard<'static, BTreeMap<i32, Shared>>> {
 /// are reused, lowest first, as netcdf-c does.
 pub fn insert(ds: Dataset) -> NcResult<i32> {
     let mut t = table()?;
-    let slot = (1..=MAX_SLOT)
-        .find(|s| !t.contains_key(s))
-        .ok_or(NcError::ENFILE)?;
+    let slot = (1..=MAX_SLOT).find(|s| !t.contains_key(s)).ok_or(NcError::ENFILE)?;
     t.insert(slot, Arc::new(Mutex::new(ds)));
     Ok(slot << GROUP_BITS)
 }
@@ -57,11 +55,7 @@ pub fn with<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) ->
 /// Finish and forget a dataset (`nc_close`, `nc_abort`); any group ncid
 /// of it will do. As in netcdf-c, a dataset whose `finish` fails stays
 /// open unless `always_remove` is set, so the caller may retry or abort.
-pub fn remove(
-    ncid: i32,
-    always_remove: bool,
-    finish: impl FnOnce(&mut Dataset) -> NcResult<()>,
-) -> NcResult<()> {
+pub fn remove(ncid: i32, always_remove: bool, finish: impl FnOnce(&mut Dataset) -> NcResult<()>) -> NcResult<()> {
     let (ds, grp) = lookup(ncid)?;
     let result = match ds.lock() {
         Ok(guard) if grp >= guard.model.groups.len() => return Err(NcError::EBADID),

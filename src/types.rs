@@ -20,11 +20,7 @@ pub const NC_UINT64: NcType = 11;
 pub const NC_STRING: NcType = 12;
 
 /// The memory type netCDF uses for C `long`: NC_INT64 on LP64 systems.
-pub const NC_LONG_MEMTYPE: NcType = if std::mem::size_of::<std::ffi::c_long>() == 8 {
-    NC_INT64
-} else {
-    NC_INT
-};
+pub const NC_LONG_MEMTYPE: NcType = if std::mem::size_of::<std::ffi::c_long>() == 8 { NC_INT64 } else { NC_INT };
 
 /// Is `t` one of the twelve atomic types (NC_BYTE..NC_STRING)?
 pub fn is_atomic(t: NcType) -> bool {

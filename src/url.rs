@@ -61,17 +61,9 @@ impl DatasetUrl {
         }
         let mut fragment = vec![format!("mode={}", self.mode.join(","))];
         for (k, v) in &self.params {
-            fragment.push(if v.is_empty() {
-                k.clone()
-            } else {
-                format!("{k}={v}")
-            });
+            fragment.push(if v.is_empty() { k.clone() } else { format!("{k}={v}") });
         }
-        Some(format!(
-            "file://{}#{}",
-            self.file_root().display(),
-            fragment.join("&")
-        ))
+        Some(format!("file://{}#{}", self.file_root().display(), fragment.join("&")))
     }
 
     /// The directory of a file-storage dataset.
@@ -87,9 +79,8 @@ impl DatasetUrl {
 const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2"];
 const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3"];
 /// Formats netcdf-c can select that this library does not build.
-const UNBUILT_FORMATS: &[&str] = &[
-    "dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "v3",
-];
+const UNBUILT_FORMATS: &[&str] =
+    &["dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "v3"];
 
 /// Parse a dataset name as given to `nc_create`/`nc_open`.
 pub fn parse(name: &str) -> NcResult<DatasetUrl> {
@@ -114,20 +105,12 @@ pub fn parse(name: &str) -> NcResult<DatasetUrl> {
             return Err(NcError::ENOTBUILT);
         }
     }
-    if let Some(bad) = mode
-        .iter()
-        .find(|m| !FORMAT_TOKENS.contains(&m.as_str()) && !STORAGE_TOKENS.contains(&m.as_str()))
+    if let Some(bad) =
+        mode.iter().find(|m| !FORMAT_TOKENS.contains(&m.as_str()) && !STORAGE_TOKENS.contains(&m.as_str()))
     {
-        return Err(if UNBUILT_FORMATS.contains(&bad.as_str()) {
-            NcError::ENOTBUILT
-        } else {
-            NcError::EINVAL
-        });
+        return Err(if UNBUILT_FORMATS.contains(&bad.as_str()) { NcError::ENOTBUILT } else { NcError::EINVAL });
     }
-    let storages: Vec<&String> = mode
-        .iter()
-        .filter(|m| STORAGE_TOKENS.contains(&m.as_str()))
-        .collect();
+    let storages: Vec<&String> = mode.iter().filter(|m| STORAGE_TOKENS.contains(&m.as_str())).collect();
     if storages.len() > 1 {
         return Err(NcError::EINVAL);
     }
@@ -136,12 +119,7 @@ pub fn parse(name: &str) -> NcResult<DatasetUrl> {
         // zip and S3 drivers come with their own issues.
         Some(_) => return Err(NcError::ENOTBUILT),
     };
-    Ok(DatasetUrl {
-        storage,
-        mode,
-        params,
-        bare_path: !is_url && fragment.is_none(),
-    })
+    Ok(DatasetUrl { storage, mode, params, bare_path: !is_url && fragment.is_none() })
 }
 
 /// Split `proto:rest` into a local path. Returns the path and whether the
@@ -152,13 +130,8 @@ fn split_protocol(s: &str) -> NcResult<(String, bool)> {
     };
     let proto = &s[..colon];
     let looks_like_scheme = proto.len() > 1
-        && proto
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
-        && proto
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        && proto.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && proto.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !looks_like_scheme {
         // "C:..." style drive letters or plain names with a colon.
         return Ok((s.to_string(), false));
@@ -266,11 +239,8 @@ fn normalise(pairs: Vec<(String, String)>) -> (Vec<String>, Vec<(String, String)
     // Inference, repeated until nothing changes.
     loop {
         let before = mode.len();
-        let implied: &[(&str, &[&str])] = &[
-            ("zarr", &["nczarr"]),
-            ("xarray", &["zarr"]),
-            ("noxarray", &["nczarr", "zarr"]),
-        ];
+        let implied: &[(&str, &[&str])] =
+            &[("zarr", &["nczarr"]), ("xarray", &["zarr"]), ("noxarray", &["nczarr", "zarr"])];
         for (token, implies) in implied {
             if mode.iter().any(|m| m == token) {
                 for t in *implies {
@@ -371,10 +341,7 @@ mod tests {
         assert_eq!(parse("file:///a"), Err(NcError::ENOTBUILT));
         assert_eq!(parse("file:///a#mode=file"), Err(NcError::ENOTBUILT));
         assert_eq!(parse("file:///a#mode=nczarr,bogus"), Err(NcError::EINVAL));
-        assert_eq!(
-            parse("file:///a#mode=nczarr,file,zip"),
-            Err(NcError::EINVAL)
-        );
+        assert_eq!(parse("file:///a#mode=nczarr,file,zip"), Err(NcError::EINVAL));
         assert_eq!(parse("ftp://h/a#mode=nczarr"), Err(NcError::EINVAL));
         assert_eq!(parse("file://#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse("file:///a%zz#mode=nczarr"), Err(NcError::EURL));
@@ -385,15 +352,9 @@ mod tests {
     #[test]
     fn display_name_is_absolute_and_normalised() {
         let u = parse("/d/x.zarr#mode=nczarr,file").unwrap();
-        assert_eq!(
-            u.display_name().unwrap(),
-            "file:///d/x.zarr#mode=nczarr,file"
-        );
+        assert_eq!(u.display_name().unwrap(), "file:///d/x.zarr#mode=nczarr,file");
         let u = parse("file:///d/x.zarr#zarr&log").unwrap();
-        assert_eq!(
-            u.display_name().unwrap(),
-            "file:///d/x.zarr#mode=nczarr,zarr&log"
-        );
+        assert_eq!(u.display_name().unwrap(), "file:///d/x.zarr#mode=nczarr,zarr&log");
         assert_eq!(parse("/d/x.zarr").unwrap().display_name(), None);
     }
 

@@ -6,10 +6,7 @@
 //! does (NC_ERANGE after converting everything, NC_ECHAR for text versus
 //! numbers).
 
-use std::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort,
-    c_void,
-};
+use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
 use super::{c_bytes, c_str, guard, put, put_name};
 use crate::dataset::Dataset;
@@ -25,10 +22,7 @@ fn special_att(ds: &Dataset, varid: c_int, name: &str) -> Option<Values> {
         return None;
     }
     match name {
-        "_NCProperties" => ds
-            .ncproperties
-            .as_ref()
-            .map(|p| Values::Char(p.clone().into_bytes())),
+        "_NCProperties" => ds.ncproperties.as_ref().map(|p| Values::Char(p.clone().into_bytes())),
         "_IsNetcdf4" => Some(Values::Int(vec![1])),
         "_SuperblockVersion" => Some(Values::Int(vec![2])),
         _ => None,
@@ -45,13 +39,7 @@ fn check_varid(ds: &Dataset, grp: usize, varid: c_int) -> NcResult<()> {
 
 /// The attribute's values converted to `mem_type` (NC_NAT: its own
 /// type), with the range-error flag.
-fn fetch(
-    ds: &Dataset,
-    grp: usize,
-    varid: c_int,
-    name: &str,
-    mem_type: NcType,
-) -> NcResult<(Values, bool)> {
+fn fetch(ds: &Dataset, grp: usize, varid: c_int, name: &str, mem_type: NcType) -> NcResult<(Values, bool)> {
     check_varid(ds, grp, varid)?;
     match special_att(ds, varid, name) {
         Some(values) => attrs::convert_for_reading(&values, mem_type, false),
@@ -98,13 +86,7 @@ unsafe fn att_name<'a>(name: *const c_char) -> NcResult<&'a str> {
 
 /// Shared body of every `nc_get_att*`: the values are delivered even when
 /// some were out of range, and NC_ERANGE is returned afterwards.
-unsafe fn get_att_to_c(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_void,
-    mem_type: NcType,
-) -> c_int {
+unsafe fn get_att_to_c(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, mem_type: NcType) -> c_int {
     guard(|| {
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
@@ -112,11 +94,7 @@ unsafe fn get_att_to_c(
             if !ip.is_null() {
                 unsafe { values.write_to_c(ip) }?;
             }
-            if range_error {
-                Err(NcError::ERANGE)
-            } else {
-                Ok(())
-            }
+            if range_error { Err(NcError::ERANGE) } else { Ok(()) }
         })
     })
 }
@@ -141,17 +119,7 @@ pub unsafe extern "C" fn nc_put_att_text(
     len: usize,
     op: *const c_char,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            NC_CHAR,
-            len,
-            op as *const c_void,
-            NC_CHAR,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, NC_CHAR, len, op as *const c_void, NC_CHAR) }
 }
 
 #[doc = doc_put!()]
@@ -163,17 +131,7 @@ pub unsafe extern "C" fn nc_put_att_string(
     len: usize,
     op: *mut *const c_char,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            NC_STRING,
-            len,
-            op as *const c_void,
-            NC_STRING,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, NC_STRING, len, op as *const c_void, NC_STRING) }
 }
 
 #[doc = doc_put!()]
@@ -238,17 +196,7 @@ pub unsafe extern "C" fn nc_put_att_long(
     len: usize,
     op: *const c_long,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            xtype,
-            len,
-            op as *const c_void,
-            NC_LONG_MEMTYPE,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, xtype, len, op as *const c_void, NC_LONG_MEMTYPE) }
 }
 
 #[doc = doc_put!()]
@@ -274,17 +222,7 @@ pub unsafe extern "C" fn nc_put_att_double(
     len: usize,
     op: *const f64,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            xtype,
-            len,
-            op as *const c_void,
-            NC_DOUBLE,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, xtype, len, op as *const c_void, NC_DOUBLE) }
 }
 
 #[doc = doc_put!()]
@@ -297,17 +235,7 @@ pub unsafe extern "C" fn nc_put_att_ushort(
     len: usize,
     op: *const c_ushort,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            xtype,
-            len,
-            op as *const c_void,
-            NC_USHORT,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, xtype, len, op as *const c_void, NC_USHORT) }
 }
 
 #[doc = doc_put!()]
@@ -346,17 +274,7 @@ pub unsafe extern "C" fn nc_put_att_ulonglong(
     len: usize,
     op: *const c_ulonglong,
 ) -> c_int {
-    unsafe {
-        put_att_from_c(
-            ncid,
-            varid,
-            name,
-            xtype,
-            len,
-            op as *const c_void,
-            NC_UINT64,
-        )
-    }
+    unsafe { put_att_from_c(ncid, varid, name, xtype, len, op as *const c_void, NC_UINT64) }
 }
 
 /// Write an attribute whose memory type equals its file type `xtype`.
@@ -377,12 +295,7 @@ pub unsafe extern "C" fn nc_put_att(
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_text(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_CHAR) }
 }
 
@@ -399,100 +312,55 @@ pub unsafe extern "C" fn nc_get_att_string(
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_schar(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_schar) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_BYTE) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_uchar(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_UBYTE) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_short(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_short(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_short) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_SHORT) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_int(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_int(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_int) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_INT) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_long(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_long(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_long) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_LONG_MEMTYPE) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_float(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut f32,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_float(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut f32) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_FLOAT) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_double(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut f64,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_double(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut f64) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_DOUBLE) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_ushort(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ushort) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_USHORT) }
 }
 
 #[doc = doc_get!()]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att_uint(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uint) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_UINT) }
 }
 
@@ -523,12 +391,7 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(
 /// # Safety
 /// `name` must be a C string; `ip` NULL or room for every value.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_get_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip, NC_NAT) }
 }
 
@@ -560,24 +423,14 @@ pub unsafe extern "C" fn nc_inq_att(
 /// # Safety
 /// As [`nc_inq_att`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_atttype(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtypep: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
     unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// As [`nc_inq_att`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_attlen(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    lenp: *mut usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
     unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
 }
 
@@ -587,12 +440,7 @@ pub unsafe extern "C" fn nc_inq_attlen(
 /// # Safety
 /// `name` must be a C string; `idp` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_attid(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    idp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     guard(|| {
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
@@ -610,12 +458,7 @@ pub unsafe extern "C" fn nc_inq_attid(
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_attname(
-    ncid: c_int,
-    varid: c_int,
-    attnum: c_int,
-    name: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let att = attrs::att_by_number(&ds.model, grp, varid, attnum)?;
@@ -631,9 +474,7 @@ pub unsafe extern "C" fn nc_inq_attname(
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
-        registry::with(ncid, |ds, grp| {
-            attrs::del_att(&mut ds.model, grp, varid, name)
-        })
+        registry::with(ncid, |ds, grp| attrs::del_att(&mut ds.model, grp, varid, name))
     })
 }
 
@@ -649,9 +490,7 @@ pub unsafe extern "C" fn nc_rename_att(
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
         let newname = unsafe { c_bytes(newname) }?;
-        registry::with(ncid, |ds, grp| {
-            attrs::rename_att(&mut ds.model, grp, varid, name, newname)
-        })
+        registry::with(ncid, |ds, grp| attrs::rename_att(&mut ds.model, grp, varid, name, newname))
     })
 }
 
@@ -674,10 +513,7 @@ pub unsafe extern "C" fn nc_copy_att(
         // destination may be the same dataset.
         let values = registry::with(ncid_in, |ds, grp| {
             check_varid(ds, grp, varid_in)?;
-            Ok(attrs::find_att(&ds.model, grp, varid_in, name)?
-                .1
-                .values
-                .clone())
+            Ok(attrs::find_att(&ds.model, grp, varid_in, name)?.1.values.clone())
         })?;
         registry::with(ncid_out, |ds, grp| {
             check_varid(ds, grp, varid_out)?;

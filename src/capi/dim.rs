@@ -9,12 +9,7 @@ use crate::registry;
 /// # Safety
 /// `name` must be a C string; `idp` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_dim(
-    ncid: c_int,
-    name: *const c_char,
-    len: usize,
-    idp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
         let id = registry::with(ncid, |ds, grp| ds.model.def_dim(grp, name, len))?;
@@ -41,12 +36,7 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes; `lenp` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_dim(
-    ncid: c_int,
-    dimid: c_int,
-    name: *mut c_char,
-    lenp: *mut usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
             let dim = ds.model.dim(dimid)?;
@@ -96,15 +86,9 @@ pub unsafe extern "C" fn nc_inq_dimids(
 ) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
-            let groups = if include_parents != 0 {
-                ds.model.ancestry(grp)
-            } else {
-                vec![grp]
-            };
-            let mut ids: Vec<c_int> = groups
-                .iter()
-                .flat_map(|&g| ds.model.groups[g].dims.iter().map(|&d| d as c_int))
-                .collect();
+            let groups = if include_parents != 0 { ds.model.ancestry(grp) } else { vec![grp] };
+            let mut ids: Vec<c_int> =
+                groups.iter().flat_map(|&g| ds.model.groups[g].dims.iter().map(|&d| d as c_int)).collect();
             ids.sort_unstable();
             unsafe {
                 put(ndims, ids.len() as c_int);

@@ -136,11 +136,7 @@ pub unsafe extern "C" fn nc_inq(
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let g = &ds.model.groups[grp];
-            let unlim = ds
-                .model
-                .unlimited_dims(grp)
-                .first()
-                .map_or(-1, |&d| d as c_int);
+            let unlim = ds.model.unlimited_dims(grp).first().map_or(-1, |&d| d as c_int);
             unsafe {
                 put(ndimsp, g.dims.len() as c_int);
                 put(nvarsp, g.vars.len() as c_int);
@@ -156,60 +152,28 @@ pub unsafe extern "C" fn nc_inq(
 /// `ndimsp` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
-    unsafe {
-        nc_inq(
-            ncid,
-            ndimsp,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    }
+    unsafe { nc_inq(ncid, ndimsp, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `nvarsp` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
-    unsafe {
-        nc_inq(
-            ncid,
-            std::ptr::null_mut(),
-            nvarsp,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    }
+    unsafe { nc_inq(ncid, std::ptr::null_mut(), nvarsp, std::ptr::null_mut(), std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `nattsp` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
-    unsafe {
-        nc_inq(
-            ncid,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            nattsp,
-            std::ptr::null_mut(),
-        )
-    }
+    unsafe { nc_inq(ncid, std::ptr::null_mut(), std::ptr::null_mut(), nattsp, std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `unlimdimidp` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
-    unsafe {
-        nc_inq(
-            ncid,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            unlimdimidp,
-        )
-    }
+    unsafe { nc_inq(ncid, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), unlimdimidp) }
 }
 
 /// The unlimited dimensions defined in a group.
@@ -217,19 +181,10 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 /// # Safety
 /// `nunlimdimsp` NULL or writable; `unlimdimidsp` NULL or room for them all.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_unlimdims(
-    ncid: c_int,
-    nunlimdimsp: *mut c_int,
-    unlimdimidsp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = ds
-                .model
-                .unlimited_dims(grp)
-                .iter()
-                .map(|&d| d as c_int)
-                .collect();
+            let ids: Vec<c_int> = ds.model.unlimited_dims(grp).iter().map(|&d| d as c_int).collect();
             unsafe {
                 put(nunlimdimsp, ids.len() as c_int);
                 put_slice(unlimdimidsp, &ids);
@@ -245,11 +200,7 @@ pub unsafe extern "C" fn nc_inq_unlimdims(
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
-            let format = if ds.model.classic_model {
-                NC_FORMAT_NETCDF4_CLASSIC
-            } else {
-                NC_FORMAT_NETCDF4
-            };
+            let format = if ds.model.classic_model { NC_FORMAT_NETCDF4_CLASSIC } else { NC_FORMAT_NETCDF4 };
             unsafe { put(formatp, format) };
             Ok(())
         })
@@ -259,11 +210,7 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 /// # Safety
 /// Both pointers must be NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_format_extended(
-    ncid: c_int,
-    formatp: *mut c_int,
-    modep: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
             unsafe {
@@ -323,12 +270,7 @@ pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes; `size` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_type(
-    ncid: c_int,
-    xtype: c_int,
-    name: *mut c_char,
-    size: *mut usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
     guard(|| {
         // Like netcdf-c, atomic types are answered without looking at ncid.
         if !is_atomic(xtype) {
@@ -348,11 +290,7 @@ pub unsafe extern "C" fn nc_inq_type(
 /// # Safety
 /// `ntypes` must be NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_typeids(
-    ncid: c_int,
-    ntypes: *mut c_int,
-    _typeids: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |_, _| Ok(()))?;
         unsafe { put(ntypes, 0) };

@@ -9,11 +9,7 @@ use crate::registry::{self, ncid_of};
 /// # Safety
 /// `name` must be a C string; `new_ncid` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_def_grp(
-    parent_ncid: c_int,
-    name: *const c_char,
-    new_ncid: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
     guard(|| {
         let name = unsafe { c_bytes(name) }?;
         let g = registry::with(parent_ncid, |ds, grp| ds.model.def_grp(grp, name))?;
@@ -40,11 +36,7 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
-            let ids: Vec<c_int> = ds.model.groups[grp]
-                .children
-                .iter()
-                .map(|&c| ncid_of(ncid, c))
-                .collect();
+            let ids: Vec<c_int> = ds.model.groups[grp].children.iter().map(|&c| ncid_of(ncid, c)).collect();
             unsafe {
                 put(numgrps, ids.len() as c_int);
                 put_slice(ncids, &ids);
@@ -73,11 +65,7 @@ pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int
 /// # Safety
 /// `lenp` NULL or writable; `full_name` NULL or room for the path plus NUL.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_grpname_full(
-    ncid: c_int,
-    lenp: *mut usize,
-    full_name: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let full = ds.model.group_full_name(grp);
@@ -104,9 +92,7 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
     guard(|| {
-        let parent = registry::with(ncid, |ds, grp| {
-            ds.model.groups[grp].parent.ok_or(NcError::ENOGRP)
-        })?;
+        let parent = registry::with(ncid, |ds, grp| ds.model.groups[grp].parent.ok_or(NcError::ENOGRP))?;
         unsafe { put(parent_ncid, ncid_of(ncid, parent)) };
         Ok(())
     })
@@ -117,16 +103,10 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 /// # Safety
 /// `name` must be a C string; `grp_ncid` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_ncid(
-    ncid: c_int,
-    name: *const c_char,
-    grp_ncid: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
         let name = unsafe { c_str(name, NcError::ENOGRP) }?;
-        let child = registry::with(ncid, |ds, grp| {
-            ds.model.find_child(grp, name).ok_or(NcError::ENOGRP)
-        })?;
+        let child = registry::with(ncid, |ds, grp| ds.model.find_child(grp, name).ok_or(NcError::ENOGRP))?;
         unsafe { put(grp_ncid, ncid_of(ncid, child)) };
         Ok(())
     })
@@ -137,11 +117,7 @@ pub unsafe extern "C" fn nc_inq_ncid(
 /// # Safety
 /// As [`nc_inq_ncid`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_grp_ncid(
-    ncid: c_int,
-    grp_name: *const c_char,
-    grp_ncid: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     unsafe { nc_inq_ncid(ncid, grp_name, grp_ncid) }
 }
 
@@ -151,11 +127,7 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(
 /// # Safety
 /// `full_name` must be a C string; `grp_ncid` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_grp_full_ncid(
-    ncid: c_int,
-    full_name: *const c_char,
-    grp_ncid: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
         let path = unsafe { c_str(full_name, NcError::ENOGRP) }?;
         let g = registry::with(ncid, |ds, grp| {

@@ -3,7 +3,10 @@
 //! [`guard`], so a panic becomes NC_EINTERNAL instead of unwinding into C.
 
 pub mod att;
+pub mod cache;
 pub mod cmem;
+pub mod data;
+pub mod data_typed;
 pub mod dim;
 pub mod file;
 pub mod group;
@@ -91,9 +94,7 @@ pub(crate) unsafe fn read_array<T: Copy>(p: *const T, n: usize) -> NcResult<Vec<
     if p.is_null() {
         return Err(NcError::EINVAL);
     }
-    Ok((0..n)
-        .map(|i| unsafe { p.add(i).read_unaligned() })
-        .collect())
+    Ok((0..n).map(|i| unsafe { p.add(i).read_unaligned() }).collect())
 }
 
 #[cfg(test)]

@@ -36,11 +36,7 @@ pub unsafe extern "C" fn nc_def_var(
 /// # Safety
 /// `name` must be a C string; `varidp` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_varid(
-    ncid: c_int,
-    name: *const c_char,
-    varidp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
     guard(|| {
         let name = unsafe { c_str(name, NcError::ENOTVAR) }?;
         let varid = registry::with(ncid, |ds, grp| ds.model.find_var(grp, name))?;
@@ -123,11 +119,7 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
 /// # Safety
 /// `nvars` NULL or writable; `varids` NULL or room for them all.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_varids(
-    ncid: c_int,
-    nvars: *mut c_int,
-    varids: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let ids: Vec<c_int> = (0..ds.model.groups[grp].vars.len() as c_int).collect();
@@ -162,13 +154,8 @@ pub unsafe extern "C" fn nc_def_var_chunking(
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let ndims = ds.model.var(grp, varid)?.dimids.len();
-            let chunks = if chunksizesp.is_null() {
-                None
-            } else {
-                Some(unsafe { read_array(chunksizesp, ndims) }?)
-            };
-            ds.model
-                .def_var_chunking(grp, varid, storage, chunks.as_deref())
+            let chunks = if chunksizesp.is_null() { None } else { Some(unsafe { read_array(chunksizesp, ndims) }?) };
+            ds.model.def_var_chunking(grp, varid, storage, chunks.as_deref())
         })
     })
 }
@@ -212,11 +199,8 @@ pub unsafe extern "C" fn nc_def_var_fill(
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let xtype = ds.model.var(grp, varid)?.xtype;
-            let fill = if fill_value.is_null() {
-                None
-            } else {
-                Some(unsafe { Values::read_from_c(xtype, fill_value, 1) }?)
-            };
+            let fill =
+                if fill_value.is_null() { None } else { Some(unsafe { Values::read_from_c(xtype, fill_value, 1) }?) };
             ds.model.def_var_fill(grp, varid, no_fill != 0, fill)
         })
     })
@@ -260,16 +244,54 @@ pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) ->
 /// # Safety
 /// `endianp` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_endian(
-    ncid: c_int,
-    varid: c_int,
-    endianp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
             unsafe { put(endianp, var.endianness) };
             Ok(())
         })
+    })
+}
+
+/// Copy a variable (definition, attributes and data) into another dataset,
+/// whose dimensions of the same names it uses, as netcdf-c's `nc_copy_var`.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> c_int {
+    guard(|| {
+        let (name, xtype, dim_names, atts, shape) = registry::with(ncid_in, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            let dims: Vec<String> = var.dimids.iter().map(|&d| ds.model.dims[d].name.clone()).collect();
+            let shape: Vec<usize> = var.dimids.iter().map(|&d| ds.model.dims[d].len).collect();
+            Ok((var.name.clone(), var.xtype, dims, var.atts.clone(), shape))
+        })?;
+        let nelems: usize = shape.iter().product();
+        let new_varid = registry::with(ncid_out, |ds, grp| {
+            let dimids = dim_names
+                .iter()
+                .map(|n| ds.model.find_dim(grp, n).map(|d| d as c_int))
+                .collect::<Result<Vec<_>, _>>()?;
+            let v = ds.model.def_var(grp, name.as_bytes(), xtype, &dimids)? as c_int;
+            for att in &atts {
+                crate::model::attrs::put_att(&mut ds.model, grp, v, att.name.as_bytes(), att.values.clone())?;
+            }
+            Ok(v)
+        })?;
+        // The data, whole, in the variable's own type; the input's shape
+        // (not the output's) so records extend the output's dimensions.
+        let size = crate::types::type_size(xtype)?;
+        let mut buf = vec![0u8; nelems.max(1) * size];
+        let start = vec![0usize; shape.len()];
+        let (s, c) = (start.as_ptr(), shape.as_ptr());
+        let status = unsafe { super::data_typed::nc_get_vara(ncid_in, varid, s, c, buf.as_mut_ptr() as *mut c_void) };
+        if status != 0 {
+            return Err(NcError(status));
+        }
+        let status = unsafe { super::data_typed::nc_put_vara(ncid_out, new_varid, s, c, buf.as_ptr() as *const c_void) };
+        if xtype == NC_STRING {
+            let strings = buf.as_mut_ptr() as *mut *mut c_char;
+            unsafe { super::file::nc_free_string(nelems, strings) };
+        }
+        if status != 0 { Err(NcError(status)) } else { Ok(()) }
     })
 }

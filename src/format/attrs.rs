@@ -27,10 +27,8 @@ pub fn encode(values: &Values) -> (Value, String) {
     let value = match values {
         Values::Char(bytes) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
         Values::String(strings) => {
-            let items: Vec<Value> = strings
-                .iter()
-                .map(|s| Value::String(String::from_utf8_lossy(s).into_owned()))
-                .collect();
+            let items: Vec<Value> =
+                strings.iter().map(|s| Value::String(String::from_utf8_lossy(s).into_owned())).collect();
             scalar_or_array(items)
         }
         Values::Float(v) => scalar_or_array(v.iter().map(|&x| json::f32_value(x)).collect()),
@@ -44,11 +42,7 @@ pub fn encode(values: &Values) -> (Value, String) {
 }
 
 fn scalar_or_array(mut items: Vec<Value>) -> Value {
-    if items.len() == 1 {
-        items.pop().unwrap_or(Value::Null)
-    } else {
-        Value::Array(items)
-    }
+    if items.len() == 1 { items.pop().unwrap_or(Value::Null) } else { Value::Array(items) }
 }
 
 /// JSON text of a value, restoring bare NaN/Infinity tokens the lenient
@@ -93,10 +87,7 @@ fn decode_numbers(value: &Value, t: NcType) -> NcResult<Values> {
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
     };
-    let numbers = items
-        .iter()
-        .map(|v| json_number(v))
-        .collect::<NcResult<Vec<_>>>()?;
+    let numbers = items.iter().map(|v| json_number(v)).collect::<NcResult<Vec<_>>>()?;
     Ok(numbers_to_values(&numbers, t)?.0)
 }
 
@@ -134,10 +125,7 @@ fn json_number(v: &Value) -> NcResult<Num> {
 
 fn numbers_to_values(numbers: &[Num], t: NcType) -> NcResult<(Values, bool)> {
     if numbers.iter().all(|n| matches!(n, Num::I(_))) {
-        let v: Vec<i64> = numbers
-            .iter()
-            .map(|n| if let Num::I(i) = n { *i } else { 0 })
-            .collect();
+        let v: Vec<i64> = numbers.iter().map(|n| if let Num::I(i) = n { *i } else { 0 }).collect();
         Values::from_numeric_vec(t, v)
     } else if numbers.iter().all(|n| matches!(n, Num::U(_) | Num::I(0..))) {
         let v: Vec<u64> = numbers
@@ -177,8 +165,7 @@ pub fn decode_inferred(value: &Value) -> NcResult<Values> {
         }
         Value::Array(items) if !items.is_empty() => {
             let first = &items[0];
-            let atomic =
-                |v: &Value| v.is_number() || v.is_boolean() || json::bare_token_value(v).is_some();
+            let atomic = |v: &Value| v.is_number() || v.is_boolean() || json::bare_token_value(v).is_some();
             if !items.iter().all(atomic) {
                 return as_text(value);
             }
@@ -186,10 +173,7 @@ pub fn decode_inferred(value: &Value) -> NcResult<Values> {
                 n if json::bare_token_value(first).is_none() => infer_type(n, first.is_boolean()),
                 _ => NC_DOUBLE,
             };
-            let numbers = items
-                .iter()
-                .map(json_number)
-                .collect::<NcResult<Vec<_>>>()?;
+            let numbers = items.iter().map(json_number).collect::<NcResult<Vec<_>>>()?;
             numbers_to_values(&numbers, t).map(|p| p.0)
         }
         other => as_text(other),
@@ -231,21 +215,12 @@ mod tests {
         round_trip(Values::UInt(vec![u32::MAX]));
         round_trip(Values::Int64(vec![i64::MIN, i64::MAX]));
         round_trip(Values::UInt64(vec![u64::MAX, 0]));
-        round_trip(Values::Float(vec![
-            0.1,
-            f32::MAX,
-            f32::MIN_POSITIVE,
-            f32::INFINITY,
-        ]));
+        round_trip(Values::Float(vec![0.1, f32::MAX, f32::MIN_POSITIVE, f32::INFINITY]));
         round_trip(Values::Double(vec![std::f64::consts::PI, 1e300, -0.0]));
         round_trip(Values::Char(b"hello \"world\"\n\0".to_vec()));
         round_trip(Values::Char(Vec::new()));
         round_trip(Values::Char(b"[1, 2]".to_vec()));
-        round_trip(Values::String(vec![
-            b"a".to_vec(),
-            b"".to_vec(),
-            b"long string".to_vec(),
-        ]));
+        round_trip(Values::String(vec![b"a".to_vec(), b"".to_vec(), b"long string".to_vec()]));
         round_trip(Values::String(vec![b"one".to_vec()]));
         round_trip(Values::Int(Vec::new()));
     }
@@ -263,46 +238,16 @@ mod tests {
     #[test]
     fn inference_follows_netcdf_c() {
         assert_eq!(decode_inferred(&json!(1)).unwrap(), Values::Int(vec![1]));
-        assert_eq!(
-            decode_inferred(&json!(3000000000u64)).unwrap(),
-            Values::UInt(vec![3000000000])
-        );
-        assert_eq!(
-            decode_inferred(&json!(-3000000000i64)).unwrap(),
-            Values::Int64(vec![-3000000000])
-        );
-        assert_eq!(
-            decode_inferred(&json!(u64::MAX)).unwrap(),
-            Values::UInt64(vec![u64::MAX])
-        );
-        assert_eq!(
-            decode_inferred(&json!(1.5)).unwrap(),
-            Values::Double(vec![1.5])
-        );
-        assert_eq!(
-            decode_inferred(&json!(true)).unwrap(),
-            Values::UByte(vec![1])
-        );
-        assert_eq!(
-            decode_inferred(&json!("x")).unwrap(),
-            Values::Char(b"x".to_vec())
-        );
-        assert_eq!(
-            decode_inferred(&json!([1, 2.5])).unwrap(),
-            Values::Int(vec![1, 2])
-        );
-        assert_eq!(
-            decode_inferred(&json!(["a", "b"])).unwrap(),
-            Values::Char(br#"["a","b"]"#.to_vec())
-        );
-        assert_eq!(
-            decode_inferred(&json!({"a": 1})).unwrap(),
-            Values::Char(br#"{"a":1}"#.to_vec())
-        );
-        assert_eq!(
-            decode_inferred(&json!(null)).unwrap(),
-            Values::Char(b"null".to_vec())
-        );
+        assert_eq!(decode_inferred(&json!(3000000000u64)).unwrap(), Values::UInt(vec![3000000000]));
+        assert_eq!(decode_inferred(&json!(-3000000000i64)).unwrap(), Values::Int64(vec![-3000000000]));
+        assert_eq!(decode_inferred(&json!(u64::MAX)).unwrap(), Values::UInt64(vec![u64::MAX]));
+        assert_eq!(decode_inferred(&json!(1.5)).unwrap(), Values::Double(vec![1.5]));
+        assert_eq!(decode_inferred(&json!(true)).unwrap(), Values::UByte(vec![1]));
+        assert_eq!(decode_inferred(&json!("x")).unwrap(), Values::Char(b"x".to_vec()));
+        assert_eq!(decode_inferred(&json!([1, 2.5])).unwrap(), Values::Int(vec![1, 2]));
+        assert_eq!(decode_inferred(&json!(["a", "b"])).unwrap(), Values::Char(br#"["a","b"]"#.to_vec()));
+        assert_eq!(decode_inferred(&json!({"a": 1})).unwrap(), Values::Char(br#"{"a":1}"#.to_vec()));
+        assert_eq!(decode_inferred(&json!(null)).unwrap(), Values::Char(b"null".to_vec()));
         let v = json::parse(b"[NaN, 1]").unwrap();
         match decode_inferred(&v).unwrap() {
             Values::Double(d) => assert!(d[0].is_nan() && d[1] == 1.0),
@@ -312,18 +257,9 @@ mod tests {
 
     #[test]
     fn typed_decoding_is_lenient_about_spelling() {
-        assert_eq!(
-            decode_typed(&json!("3"), "<i4").unwrap(),
-            Values::Int(vec![3])
-        );
-        assert_eq!(
-            decode_typed(&json!([1, 2]), ">S1").unwrap(),
-            Values::Char(b"[1,2]".to_vec())
-        );
-        assert_eq!(
-            decode_typed(&json!({"a": 1}), "|J0").unwrap(),
-            Values::Char(br#"{"a":1}"#.to_vec())
-        );
+        assert_eq!(decode_typed(&json!("3"), "<i4").unwrap(), Values::Int(vec![3]));
+        assert_eq!(decode_typed(&json!([1, 2]), ">S1").unwrap(), Values::Char(b"[1,2]".to_vec()));
+        assert_eq!(decode_typed(&json!({"a": 1}), "|J0").unwrap(), Values::Char(br#"{"a":1}"#.to_vec()));
         assert_eq!(decode_typed(&json!(["x"]), "<i4"), Err(NcError::ENCZARR));
         assert_eq!(decode_typed(&json!(1), "<q9"), Err(NcError::ENCZARR));
     }

@@ -51,13 +51,7 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
     };
     let kind = body.chars().next().ok_or(NcError::EBADTYPE)?;
     let size: usize = body[1..].parse().map_err(|_| NcError::EBADTYPE)?;
-    let fixed = |xtype| {
-        Ok(Dtype {
-            xtype,
-            endianness,
-            width: size,
-        })
-    };
+    let fixed = |xtype| Ok(Dtype { xtype, endianness, width: size });
     match (kind, size) {
         ('i', 1) => fixed(NC_BYTE),
         ('i', 2) => fixed(NC_SHORT),
@@ -70,16 +64,8 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
         ('f', 4) => fixed(NC_FLOAT),
         ('f', 8) => fixed(NC_DOUBLE),
         ('S', 1) if endianness == NC_ENDIAN_BIG => fixed(NC_CHAR),
-        ('U', 1) => Ok(Dtype {
-            xtype: NC_CHAR,
-            endianness,
-            width: 1,
-        }),
-        ('S', n) if n >= 1 => Ok(Dtype {
-            xtype: NC_STRING,
-            endianness: NC_ENDIAN_NATIVE,
-            width: n,
-        }),
+        ('U', 1) => Ok(Dtype { xtype: NC_CHAR, endianness, width: 1 }),
+        ('S', n) if n >= 1 => Ok(Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_NATIVE, width: n }),
         _ => Err(NcError::EBADTYPE),
     }
 }
@@ -90,10 +76,7 @@ mod tests {
 
     #[test]
     fn round_trip_of_every_type() {
-        for t in [
-            NC_BYTE, NC_UBYTE, NC_SHORT, NC_USHORT, NC_INT, NC_UINT, NC_INT64, NC_UINT64, NC_FLOAT,
-            NC_DOUBLE,
-        ] {
+        for t in [NC_BYTE, NC_UBYTE, NC_SHORT, NC_USHORT, NC_INT, NC_UINT, NC_INT64, NC_UINT64, NC_FLOAT, NC_DOUBLE] {
             let s = dtype_for(t, NC_ENDIAN_BIG, 0).unwrap();
             let d = parse_dtype(&s).unwrap();
             assert_eq!(d.xtype, t, "{s}");
@@ -109,9 +92,7 @@ mod tests {
 
     #[test]
     fn unsupported_dtypes() {
-        for bad in [
-            "|b1", "<U4", "<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0",
-        ] {
+        for bad in ["|b1", "<U4", "<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0"] {
             assert_eq!(parse_dtype(bad), Err(NcError::EBADTYPE), "{bad}");
         }
     }

@@ -130,9 +130,7 @@ pub fn f32_value(x: f32) -> Value {
         return Value::String(non_finite_name(x as f64).to_string());
     }
     // `{:?}` keeps a decimal point or exponent, so the JSON stays a float.
-    serde_json::from_str::<Number>(&format!("{x:?}"))
-        .map(Value::Number)
-        .unwrap_or_else(|_| f64_value(x as f64))
+    serde_json::from_str::<Number>(&format!("{x:?}")).map(Value::Number).unwrap_or_else(|_| f64_value(x as f64))
 }
 
 fn non_finite_name(x: f64) -> &'static str {
@@ -158,10 +156,7 @@ mod tests {
 
     #[test]
     fn standard_json() {
-        assert_eq!(
-            parse(br#"{"a": [1, 2.5]}"#).unwrap(),
-            json!({"a": [1, 2.5]})
-        );
+        assert_eq!(parse(br#"{"a": [1, 2.5]}"#).unwrap(), json!({"a": [1, 2.5]}));
         assert_eq!(parse(b"{bad"), Err(NcError::ENCZARR));
         assert_eq!(parse(b"\xff"), Err(NcError::ENCZARR));
     }
@@ -180,15 +175,9 @@ mod tests {
     fn writes_round_trip_floats() {
         assert_eq!(to_bytes(&f32_value(0.1)), b"0.1");
         assert_eq!(to_bytes(&f32_value(1.0)), b"1.0");
-        assert_eq!(
-            to_bytes(&f64_value(std::f64::consts::PI)),
-            b"3.141592653589793"
-        );
+        assert_eq!(to_bytes(&f64_value(std::f64::consts::PI)), b"3.141592653589793");
         assert_eq!(to_bytes(&f64_value(f64::NAN)), br#""NaN""#);
         assert_eq!(to_bytes(&f32_value(f32::NEG_INFINITY)), br#""-Infinity""#);
-        assert_eq!(
-            serde_json::from_slice::<f32>(&to_bytes(&f32_value(1e-30))).unwrap(),
-            1e-30
-        );
+        assert_eq!(serde_json::from_slice::<f32>(&to_bytes(&f32_value(1e-30))).unwrap(), 1e-30);
     }
 }

@@ -28,10 +28,7 @@ pub const DEFAULT_STRING_WIDTH: usize = 128;
 
 /// Keys in `.zattrs` that are the format's, not the user's.
 fn is_format_key(key: &str) -> bool {
-    matches!(
-        key,
-        SUPERBLOCK | GROUP | ARRAY | ATTR | XARRAY_DIMS | NCPROPERTIES
-    )
+    matches!(key, SUPERBLOCK | GROUP | ARRAY | ATTR | XARRAY_DIMS | NCPROPERTIES)
 }
 
 pub struct WriteOptions {
@@ -91,10 +88,7 @@ fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -
     let mut zattrs = Map::new();
     let (user, mut types) = encode_attrs(&group.atts);
     if g == 0 {
-        zattrs.insert(
-            NCPROPERTIES.into(),
-            Value::String(opts.ncproperties.clone()),
-        );
+        zattrs.insert(NCPROPERTIES.into(), Value::String(opts.ncproperties.clone()));
         types.insert(NCPROPERTIES.into(), json!(">S1"));
     }
     zattrs.extend(user);
@@ -102,23 +96,12 @@ fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -
         let mut dims = Map::new();
         for &d in &group.dims {
             let dim = &model.dims[d];
-            let spec = if dim.unlimited {
-                json!({"size": dim.len, "unlimited": 1})
-            } else {
-                json!(dim.len)
-            };
+            let spec = if dim.unlimited { json!({"size": dim.len, "unlimited": 1}) } else { json!(dim.len) };
             dims.insert(dim.name.clone(), spec);
         }
         let arrays: Vec<&str> = group.vars.iter().map(|v| v.name.as_str()).collect();
-        let groups: Vec<&str> = group
-            .children
-            .iter()
-            .map(|&c| model.groups[c].name.as_str())
-            .collect();
-        zattrs.insert(
-            GROUP.into(),
-            json!({"dimensions": dims, "arrays": arrays, "groups": groups}),
-        );
+        let groups: Vec<&str> = group.children.iter().map(|&c| model.groups[c].name.as_str()).collect();
+        zattrs.insert(GROUP.into(), json!({"dimensions": dims, "arrays": arrays, "groups": groups}));
         types.insert(GROUP.into(), json!(JSON_DTYPE));
         if g == 0 {
             zattrs.insert(SUPERBLOCK.into(), json!({"version": NCZARR_FORMAT_VERSION}));
@@ -133,14 +116,10 @@ fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -
 /// The fixed width NC_STRING values are stored with.
 pub fn string_width(model: &Model, var: &Var) -> usize {
     let int_att = |atts: &[Attr], name: &str| {
-        atts.iter()
-            .find(|a| a.name == name)
-            .and_then(|a| match a.values.convert_to(NC_INT64) {
-                Ok((Values::Int64(v), _)) => {
-                    v.first().copied().filter(|&n| n > 0).map(|n| n as usize)
-                }
-                _ => None,
-            })
+        atts.iter().find(|a| a.name == name).and_then(|a| match a.values.convert_to(NC_INT64) {
+            Ok((Values::Int64(v), _)) => v.first().copied().filter(|&n| n > 0).map(|n| n as usize),
+            _ => None,
+        })
     };
     var.string_width
         .or_else(|| int_att(&var.atts, MAXSTRLEN))
@@ -153,42 +132,20 @@ fn fill_json(fill: &Values) -> Value {
     match fill {
         Values::Char(c) => {
             let c = c.first().copied().unwrap_or(0);
-            Value::String(if c == 0 {
-                String::new()
-            } else {
-                String::from_utf8_lossy(&[c]).into_owned()
-            })
+            Value::String(if c == 0 { String::new() } else { String::from_utf8_lossy(&[c]).into_owned() })
         }
         other => encode(other).0,
     }
 }
 
-fn write_var(
-    model: &Model,
-    store: &dyn Zmap,
-    g: usize,
-    v: usize,
-    opts: &WriteOptions,
-) -> NcResult<()> {
+fn write_var(model: &Model, store: &dyn Zmap, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
     let var = &model.groups[g].vars[v];
     let vkey = join(&model.group_key(g), &var.name);
     let scalar = var.dimids.is_empty();
-    let shape: Vec<usize> = if scalar {
-        vec![1]
-    } else {
-        var.dimids.iter().map(|&d| model.dims[d].len).collect()
-    };
+    let shape: Vec<usize> = if scalar { vec![1] } else { var.dimids.iter().map(|&d| model.dims[d].len).collect() };
     let chunks: Vec<usize> = if scalar { vec![1] } else { var.chunks.clone() };
-    let width = if var.xtype == NC_STRING {
-        string_width(model, var)
-    } else {
-        1
-    };
-    let fill = if var.no_fill {
-        Value::Null
-    } else {
-        fill_json(&model.effective_fill(var)?)
-    };
+    let width = if var.xtype == NC_STRING { string_width(model, var) } else { 1 };
+    let fill = if var.no_fill { Value::Null } else { fill_json(&model.effective_fill(var)?) };
     // Codecs we read are written back as they were: the chunks on disk
     // are still encoded with them.
     let (compressor, filters) = match var.codecs.split_last() {
@@ -214,14 +171,8 @@ fn write_var(
     let (mut zattrs, mut types) = encode_attrs(&var.atts);
     let all_dims_in_root = var.dimids.iter().all(|&d| model.dims[d].group == 0);
     if opts.xarray_dims && g == 0 && all_dims_in_root {
-        let names: Vec<&str> = if scalar {
-            vec!["_scalar_"]
-        } else {
-            var.dimids
-                .iter()
-                .map(|&d| model.dims[d].name.as_str())
-                .collect()
-        };
+        let names: Vec<&str> =
+            if scalar { vec!["_scalar_"] } else { var.dimids.iter().map(|&d| model.dims[d].name.as_str()).collect() };
         zattrs.insert(XARRAY_DIMS.into(), json!(names));
     }
     if !opts.pure_zarr {
@@ -284,10 +235,9 @@ fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
 fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR))
-            .collect(),
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
+        }
         Some(_) => Err(NcError::ENCZARR),
     }
 }
@@ -303,10 +253,7 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
         // readers; this reader knows only the current layout.
         return Err(NcError::ENOTNC);
     }
-    let ncproperties = root_attrs
-        .get(NCPROPERTIES)
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
+    let ncproperties = root_attrs.get(NCPROPERTIES).and_then(|v| v.as_str()).map(str::to_string);
     let mut model = Model::new(writable);
     let mut pending_vars = Vec::new();
     read_group(store, &mut model, 0, root_attrs, &mut pending_vars)?;
@@ -316,36 +263,23 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
     }
-    Ok(ReadResult {
-        model,
-        ncproperties,
-    })
+    Ok(ReadResult { model, ncproperties })
 }
 
 /// Decode the user attributes of a `.zattrs` map.
 fn user_attrs(zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
-    let types = zattrs
-        .get(ATTR)
-        .and_then(|a| a.get("types"))
-        .and_then(|t| t.as_object());
+    let types = zattrs.get(ATTR).and_then(|a| a.get("types")).and_then(|t| t.as_object());
     let mut out = Vec::new();
     for (name, value) in zattrs {
         if is_format_key(name) {
             continue;
         }
-        let values = match (
-            name.as_str(),
-            fill_type,
-            types.and_then(|t| t.get(name)).and_then(|t| t.as_str()),
-        ) {
+        let values = match (name.as_str(), fill_type, types.and_then(|t| t.get(name)).and_then(|t| t.as_str())) {
             (FILL_VALUE, Some(t), _) => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
             (_, _, Some(dtype)) => decode_typed(value, dtype)?,
             _ => decode_inferred(value)?,
         };
-        out.push(Attr {
-            name: name.clone(),
-            values,
-        });
+        out.push(Attr { name: name.clone(), values });
     }
     Ok(out)
 }
@@ -357,10 +291,7 @@ fn read_group(
     zattrs: Map<String, Value>,
     pending_vars: &mut Vec<(usize, String)>,
 ) -> NcResult<()> {
-    let info = zattrs
-        .get(GROUP)
-        .and_then(|v| v.as_object())
-        .ok_or(NcError::ENCZARR)?;
+    let info = zattrs.get(GROUP).and_then(|v| v.as_object()).ok_or(NcError::ENCZARR)?;
     if let Some(dims) = field(info, "dimensions", "dims") {
         let dims = dims.as_object().ok_or(NcError::ENCZARR)?;
         for (name, spec) in dims {
@@ -372,12 +303,7 @@ fn read_group(
                 other => (as_usize(other)?, false),
             };
             let dimid = model.dims.len();
-            model.dims.push(crate::model::Dim {
-                name: name.clone(),
-                len,
-                unlimited,
-                group: g,
-            });
+            model.dims.push(crate::model::Dim { name: name.clone(), len, unlimited, group: g });
             model.groups[g].dims.push(dimid);
         }
     }
@@ -410,18 +336,10 @@ fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResu
     let vkey = join(&model.group_key(g), name);
     let zarray = read_object(store, &join(&vkey, ".zarray"))?;
     let zattrs = read_object(store, &join(&vkey, ".zattrs"))?;
-    let dtype = parse_dtype(
-        zarray
-            .get("dtype")
-            .and_then(|d| d.as_str())
-            .ok_or(NcError::ENCZARR)?,
-    )?;
+    let dtype = parse_dtype(zarray.get("dtype").and_then(|d| d.as_str()).ok_or(NcError::ENCZARR)?)?;
     let shape = usize_list(zarray.get("shape"))?;
     let chunks = usize_list(zarray.get("chunks"))?;
-    let info = zattrs
-        .get(ARRAY)
-        .and_then(|v| v.as_object())
-        .ok_or(NcError::ENCZARR)?;
+    let info = zattrs.get(ARRAY).and_then(|v| v.as_object()).ok_or(NcError::ENCZARR)?;
     let refs = name_list(field(info, "dimension_references", "dimrefs"))?;
     let scalar = refs.is_empty();
     if chunks.len() != shape.len() || (!scalar && refs.len() != shape.len()) {
@@ -501,13 +419,9 @@ fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
     match xtype {
         NC_CHAR => {
             let s = v.as_str().ok_or(NcError::ENCZARR)?;
-            Ok(Values::Char(vec![
-                s.as_bytes().first().copied().unwrap_or(0),
-            ]))
+            Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)]))
         }
-        NC_STRING => Ok(Values::String(vec![
-            v.as_str().unwrap_or("").as_bytes().to_vec(),
-        ])),
+        NC_STRING => Ok(Values::String(vec![v.as_str().unwrap_or("").as_bytes().to_vec()])),
         t => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
     }
 }
@@ -524,11 +438,7 @@ mod tests {
     }
 
     fn options() -> WriteOptions {
-        WriteOptions {
-            pure_zarr: false,
-            xarray_dims: true,
-            ncproperties: "version=2".into(),
-        }
+        WriteOptions { pure_zarr: false, xarray_dims: true, ncproperties: "version=2".into() }
     }
 
     fn sample_model() -> Model {
@@ -561,10 +471,7 @@ mod tests {
         assert!(m.dims[0].unlimited && !m.dims[1].unlimited);
         assert_eq!(m.dim_full_name(2), "/g/y");
         let v = m.var(0, 0).unwrap();
-        assert_eq!(
-            (v.name.as_str(), v.xtype, v.dimids.clone()),
-            ("v", NC_DOUBLE, vec![0, 1])
-        );
+        assert_eq!((v.name.as_str(), v.xtype, v.dimids.clone()), ("v", NC_DOUBLE, vec![0, 1]));
         assert_eq!(v.atts[0], written.groups[0].vars[0].atts[0]);
         match &v.fill {
             Some(Values::Double(f)) => assert!(f[0].is_nan()),
@@ -572,10 +479,7 @@ mod tests {
         }
         let g = m.find_group_by_path("/g").unwrap();
         let w = m.var(g, 0).unwrap();
-        assert_eq!(
-            (w.xtype, w.string_width),
-            (NC_STRING, Some(DEFAULT_STRING_WIDTH))
-        );
+        assert_eq!((w.xtype, w.string_width), (NC_STRING, Some(DEFAULT_STRING_WIDTH)));
         assert_eq!(m.var(g, 1).unwrap().dimids, Vec::<usize>::new());
         assert_eq!(m.groups[g].atts, written.groups[g].atts);
         store.destroy().unwrap();
@@ -585,11 +489,7 @@ mod tests {
     fn pure_zarr_leaves_out_nczarr_keys() {
         let store = scratch("pure");
         let mut m = sample_model();
-        let opts = WriteOptions {
-            pure_zarr: true,
-            xarray_dims: true,
-            ncproperties: "p".into(),
-        };
+        let opts = WriteOptions { pure_zarr: true, xarray_dims: true, ncproperties: "p".into() };
         write_dataset(&mut m, &store, &opts).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();
         assert!(root.get(SUPERBLOCK).is_none() && root.get(GROUP).is_none());
@@ -604,23 +504,9 @@ mod tests {
         let store = scratch("bad");
         let mut m = sample_model();
         write_dataset(&mut m, &store, &options()).unwrap();
-        store
-            .put(
-                "v/.zarray",
-                br#"{"shape": [0, 5], "dtype": "<f8", "chunks": [1, 4]}"#,
-            )
-            .unwrap();
-        assert_eq!(
-            read_dataset(&store, false).err(),
-            Some(NcError::ENCZARR),
-            "shape disagrees with x"
-        );
-        store
-            .put(
-                "v/.zarray",
-                br#"{"shape": [0, 4], "dtype": "<c16", "chunks": [1, 4]}"#,
-            )
-            .unwrap();
+        store.put("v/.zarray", br#"{"shape": [0, 5], "dtype": "<f8", "chunks": [1, 4]}"#).unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "shape disagrees with x");
+        store.put("v/.zarray", br#"{"shape": [0, 4], "dtype": "<c16", "chunks": [1, 4]}"#).unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::EBADTYPE));
         store.put("v/.zarray", b"[1, 2").unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR));

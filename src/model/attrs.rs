@@ -15,104 +15,30 @@ struct Reserved {
 }
 
 const RESERVED: &[Reserved] = &[
-    Reserved {
-        name: "CLASS",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "DIMENSION_LIST",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "NAME",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "REFERENCE_LIST",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_ARRAY_DIMENSIONS",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_Codecs",
-        hidden: false,
-        read_only: true,
-    },
-    Reserved {
-        name: "_Format",
-        hidden: false,
-        read_only: true,
-    },
-    Reserved {
-        name: "_IsNetcdf4",
-        hidden: false,
-        read_only: true,
-    },
-    Reserved {
-        name: "_NCProperties",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_Netcdf4Coordinates",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_Netcdf4Dimid",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_SuperblockVersion",
-        hidden: false,
-        read_only: true,
-    },
-    Reserved {
-        name: "_nc3_strict",
-        hidden: false,
-        read_only: true,
-    },
-    Reserved {
-        name: "_nczarr_attr",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_nczarr_group",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_nczarr_array",
-        hidden: true,
-        read_only: true,
-    },
-    Reserved {
-        name: "_nczarr_superblock",
-        hidden: true,
-        read_only: true,
-    },
+    Reserved { name: "CLASS", hidden: true, read_only: true },
+    Reserved { name: "DIMENSION_LIST", hidden: true, read_only: true },
+    Reserved { name: "NAME", hidden: true, read_only: true },
+    Reserved { name: "REFERENCE_LIST", hidden: true, read_only: true },
+    Reserved { name: "_ARRAY_DIMENSIONS", hidden: true, read_only: true },
+    Reserved { name: "_Codecs", hidden: false, read_only: true },
+    Reserved { name: "_Format", hidden: false, read_only: true },
+    Reserved { name: "_IsNetcdf4", hidden: false, read_only: true },
+    Reserved { name: "_NCProperties", hidden: true, read_only: true },
+    Reserved { name: "_Netcdf4Coordinates", hidden: true, read_only: true },
+    Reserved { name: "_Netcdf4Dimid", hidden: true, read_only: true },
+    Reserved { name: "_SuperblockVersion", hidden: false, read_only: true },
+    Reserved { name: "_nc3_strict", hidden: false, read_only: true },
+    Reserved { name: "_nczarr_attr", hidden: true, read_only: true },
+    Reserved { name: "_nczarr_group", hidden: true, read_only: true },
+    Reserved { name: "_nczarr_array", hidden: true, read_only: true },
+    Reserved { name: "_nczarr_superblock", hidden: true, read_only: true },
 ];
 
 /// Names our storage format uses as keys in `.zattrs`; a user attribute
 /// with one of these names would overwrite the dataset's own metadata, so
 /// they are refused everywhere (netcdf-c refuses them only on variables).
-const FORMAT_KEYS: &[&str] = &[
-    "_ARRAY_DIMENSIONS",
-    "_nczarr_attr",
-    "_nczarr_group",
-    "_nczarr_array",
-    "_nczarr_superblock",
-    "_NCProperties",
-];
+const FORMAT_KEYS: &[&str] =
+    &["_ARRAY_DIMENSIONS", "_nczarr_attr", "_nczarr_group", "_nczarr_array", "_nczarr_superblock", "_NCProperties"];
 
 pub const FILL_VALUE: &str = "_FillValue";
 
@@ -126,11 +52,7 @@ pub fn is_hidden(name: &str) -> bool {
 }
 
 fn att_list(model: &Model, grp: usize, varid: i32) -> NcResult<&Vec<Attr>> {
-    if varid == NC_GLOBAL {
-        Ok(&model.group(grp)?.atts)
-    } else {
-        Ok(&model.var(grp, varid)?.atts)
-    }
+    if varid == NC_GLOBAL { Ok(&model.group(grp)?.atts) } else { Ok(&model.var(grp, varid)?.atts) }
 }
 
 fn att_list_mut(model: &mut Model, grp: usize, varid: i32) -> NcResult<&mut Vec<Attr>> {
@@ -142,25 +64,13 @@ fn att_list_mut(model: &mut Model, grp: usize, varid: i32) -> NcResult<&mut Vec<
 }
 
 /// Find an attribute by name: its number and value.
-pub fn find_att<'m>(
-    model: &'m Model,
-    grp: usize,
-    varid: i32,
-    name: &str,
-) -> NcResult<(usize, &'m Attr)> {
-    att_list(model, grp, varid)?
-        .iter()
-        .enumerate()
-        .find(|(_, a)| a.name == name)
-        .ok_or(NcError::ENOTATT)
+pub fn find_att<'m>(model: &'m Model, grp: usize, varid: i32, name: &str) -> NcResult<(usize, &'m Attr)> {
+    att_list(model, grp, varid)?.iter().enumerate().find(|(_, a)| a.name == name).ok_or(NcError::ENOTATT)
 }
 
 pub fn att_by_number(model: &Model, grp: usize, varid: i32, attnum: i32) -> NcResult<&Attr> {
     let list = att_list(model, grp, varid)?;
-    usize::try_from(attnum)
-        .ok()
-        .and_then(|n| list.get(n))
-        .ok_or(NcError::ENOTATT)
+    usize::try_from(attnum).ok().and_then(|n| list.get(n)).ok_or(NcError::ENOTATT)
 }
 
 pub fn natts(model: &Model, grp: usize, varid: i32) -> NcResult<usize> {
@@ -188,10 +98,7 @@ pub fn put_att_as(
     let name = names::check_name(name)?;
     if let Some(r) = reserved(&name) {
         let root_global = grp == 0 && varid == NC_GLOBAL;
-        if (root_global && r.read_only)
-            || (varid != NC_GLOBAL && r.hidden)
-            || FORMAT_KEYS.contains(&r.name)
-        {
+        if (root_global && r.read_only) || (varid != NC_GLOBAL && r.hidden) || FORMAT_KEYS.contains(&r.name) {
             return Err(NcError::ENAMEINUSE);
         }
         if varid != NC_GLOBAL && r.name == "_Codecs" {
@@ -205,10 +112,7 @@ pub fn put_att_as(
     let mem_type = values.nc_type();
     check_att_type(file_type)?;
     if file_type != mem_type
-        && (file_type == NC_CHAR
-            || mem_type == NC_CHAR
-            || file_type == NC_STRING
-            || mem_type == NC_STRING)
+        && (file_type == NC_CHAR || mem_type == NC_CHAR || file_type == NC_STRING || mem_type == NC_STRING)
     {
         return Err(NcError::ECHAR);
     }
@@ -235,17 +139,10 @@ pub fn put_att_as(
     let list = att_list_mut(model, grp, varid)?;
     match list.iter_mut().find(|a| a.name == name) {
         Some(att) => att.values = stored,
-        None => list.push(Attr {
-            name,
-            values: stored,
-        }),
+        None => list.push(Attr { name, values: stored }),
     }
     model.dirty = true;
-    if range_error {
-        Err(NcError::ERANGE)
-    } else {
-        Ok(())
-    }
+    if range_error { Err(NcError::ERANGE) } else { Ok(()) }
 }
 
 /// netcdf-c's verdict on an attribute type id: negative ids are invalid
@@ -261,36 +158,20 @@ pub fn check_att_type(t: NcType) -> NcResult<()> {
 }
 
 /// Store an attribute in its own type (`nc_put_att` with matching types).
-pub fn put_att(
-    model: &mut Model,
-    grp: usize,
-    varid: i32,
-    name: &[u8],
-    values: Values,
-) -> NcResult<()> {
+pub fn put_att(model: &mut Model, grp: usize, varid: i32, name: &[u8], values: Values) -> NcResult<()> {
     let t = values.nc_type();
     put_att_as(model, grp, varid, name, t, values)
 }
 
 /// Read an attribute converted to `mem_type` (NC_NAT: its own type). The
 /// flag reports a range error; the values are converted regardless.
-pub fn get_att(
-    model: &Model,
-    grp: usize,
-    varid: i32,
-    name: &str,
-    mem_type: NcType,
-) -> NcResult<(Values, bool)> {
+pub fn get_att(model: &Model, grp: usize, varid: i32, name: &str, mem_type: NcType) -> NcResult<(Values, bool)> {
     let (_, att) = find_att(model, grp, varid, name)?;
     convert_for_reading(&att.values, mem_type, model.classic_model)
 }
 
 /// Convert stored attribute values for a reader asking for `mem_type`.
-pub fn convert_for_reading(
-    values: &Values,
-    mem_type: NcType,
-    classic_model: bool,
-) -> NcResult<(Values, bool)> {
+pub fn convert_for_reading(values: &Values, mem_type: NcType, classic_model: bool) -> NcResult<(Values, bool)> {
     let own = values.nc_type();
     let mem_type = if mem_type == NC_NAT { own } else { mem_type };
     if values.is_empty() {
@@ -327,13 +208,7 @@ pub fn del_att(model: &mut Model, grp: usize, varid: i32, name: &[u8]) -> NcResu
     Ok(())
 }
 
-pub fn rename_att(
-    model: &mut Model,
-    grp: usize,
-    varid: i32,
-    name: &[u8],
-    new_name: &[u8],
-) -> NcResult<()> {
+pub fn rename_att(model: &mut Model, grp: usize, varid: i32, name: &[u8], new_name: &[u8]) -> NcResult<()> {
     att_list(model, grp, varid)?;
     model.check_writable()?;
     let new_name = names::check_name(new_name)?;
@@ -376,19 +251,13 @@ mod tests {
         let (v, bad) = get_att(&m, 0, 0, "a", NC_UBYTE).unwrap();
         assert_eq!(v, Values::UByte(vec![1, 200]));
         assert!(bad, "negative byte to ubyte is a range error");
-        assert_eq!(
-            get_att(&m, 0, 0, "a", NC_DOUBLE).unwrap().0,
-            Values::Double(vec![1.0, -56.0])
-        );
+        assert_eq!(get_att(&m, 0, 0, "a", NC_DOUBLE).unwrap().0, Values::Double(vec![1.0, -56.0]));
     }
 
     #[test]
     fn char_and_numbers_do_not_mix() {
         let mut m = model_with_var();
-        assert_eq!(
-            put_att_as(&mut m, 0, 0, b"a", NC_CHAR, Values::Int(vec![1])),
-            Err(NcError::ECHAR)
-        );
+        assert_eq!(put_att_as(&mut m, 0, 0, b"a", NC_CHAR, Values::Int(vec![1])), Err(NcError::ECHAR));
         put_att(&mut m, 0, NC_GLOBAL, b"t", Values::Char(b"hi".to_vec())).unwrap();
         assert_eq!(get_att(&m, 0, NC_GLOBAL, "t", NC_INT), Err(NcError::ECHAR));
     }
@@ -396,10 +265,7 @@ mod tests {
     #[test]
     fn fill_value_attribute_sets_the_variable_fill() {
         let mut m = model_with_var();
-        assert_eq!(
-            put_att(&mut m, 0, 0, b"_FillValue", Values::Short(vec![1, 2])),
-            Err(NcError::EINVAL)
-        );
+        assert_eq!(put_att(&mut m, 0, 0, b"_FillValue", Values::Short(vec![1, 2])), Err(NcError::EINVAL));
         put_att(&mut m, 0, 0, b"_FillValue", Values::Int(vec![-5])).unwrap();
         assert_eq!(m.var(0, 0).unwrap().fill, Some(Values::Short(vec![-5])));
         del_att(&mut m, 0, 0, b"_FillValue").unwrap();
@@ -411,10 +277,7 @@ mod tests {
         let mut m = model_with_var();
         let x = m.dims.len() as i32 - 1;
         let c = m.def_var(0, b"c", NC_CHAR, &[x]).unwrap() as i32;
-        assert_eq!(
-            put_att(&mut m, 0, c, b"_FillValue", Values::Int(vec![1])),
-            Err(NcError::ECHAR)
-        );
+        assert_eq!(put_att(&mut m, 0, c, b"_FillValue", Values::Int(vec![1])), Err(NcError::ECHAR));
         put_att(&mut m, 0, c, b"_FillValue", Values::Char(b"x".to_vec())).unwrap();
         assert_eq!(m.var(0, c).unwrap().fill, Some(Values::Char(b"x".to_vec())));
     }
@@ -423,18 +286,9 @@ mod tests {
     fn reserved_names() {
         let mut m = model_with_var();
         let one = || Values::Int(vec![1]);
-        assert_eq!(
-            put_att(&mut m, 0, NC_GLOBAL, b"_NCProperties", one()),
-            Err(NcError::ENAMEINUSE)
-        );
-        assert_eq!(
-            put_att(&mut m, 0, 0, b"_ARRAY_DIMENSIONS", one()),
-            Err(NcError::ENAMEINUSE)
-        );
-        assert_eq!(
-            put_att(&mut m, 0, NC_GLOBAL, b"_nczarr_group", one()),
-            Err(NcError::ENAMEINUSE)
-        );
+        assert_eq!(put_att(&mut m, 0, NC_GLOBAL, b"_NCProperties", one()), Err(NcError::ENAMEINUSE));
+        assert_eq!(put_att(&mut m, 0, 0, b"_ARRAY_DIMENSIONS", one()), Err(NcError::ENAMEINUSE));
+        assert_eq!(put_att(&mut m, 0, NC_GLOBAL, b"_nczarr_group", one()), Err(NcError::ENAMEINUSE));
         assert!(put_att(&mut m, 0, 0, b"_Format", one()).is_ok());
     }
 
@@ -445,10 +299,7 @@ mod tests {
             put_att(&mut m, 0, NC_GLOBAL, n, Values::Int(vec![1])).unwrap();
         }
         rename_att(&mut m, 0, NC_GLOBAL, b"b", b"z").unwrap();
-        assert_eq!(
-            rename_att(&mut m, 0, NC_GLOBAL, b"a", b"c"),
-            Err(NcError::ENAMEINUSE)
-        );
+        assert_eq!(rename_att(&mut m, 0, NC_GLOBAL, b"a", b"c"), Err(NcError::ENAMEINUSE));
         del_att(&mut m, 0, NC_GLOBAL, b"a").unwrap();
         let names: Vec<_> = m.groups[0].atts.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, vec!["z", "c"]);

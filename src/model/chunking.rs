@@ -17,9 +17,7 @@ pub struct DimShape {
 
 /// Is a chunk of this shape within netCDF's 4 GiB limit?
 pub fn chunk_size_ok(chunks: &[usize], type_size: usize) -> bool {
-    let bytes = chunks
-        .iter()
-        .fold(type_size as f64, |acc, &c| acc * c as f64);
+    let bytes = chunks.iter().fold(type_size as f64, |acc, &c| acc * c as f64);
     bytes <= MAX_CHUNK_BYTES
 }
 
@@ -44,8 +42,7 @@ pub fn default_chunks(dims: &[DimShape], type_size: usize) -> Vec<usize> {
         chunks[0] = (suggested / type_size).max(1);
     }
     if ndims > 1 && ndims == num_unlim {
-        let suggested =
-            ((DEFAULT_CHUNK_SIZE as f64 / type_size as f64).powf(1.0 / ndims as f64)) as usize;
+        let suggested = ((DEFAULT_CHUNK_SIZE as f64 / type_size as f64).powf(1.0 / ndims as f64)) as usize;
         chunks.iter_mut().for_each(|c| *c = suggested.max(1));
     }
     for (d, dim) in dims.iter().enumerate() {
@@ -54,11 +51,7 @@ pub fn default_chunks(dims: &[DimShape], type_size: usize) -> Vec<usize> {
                 .powf(1.0 / (ndims - num_unlim) as f64);
             let suggested = per_dim * dim.len as f64 - 0.5;
             // A NaN or negative suggestion (zero-length dims) becomes 1.
-            let suggested = if suggested.is_finite() && suggested > 0.0 {
-                suggested as usize
-            } else {
-                0
-            };
+            let suggested = if suggested.is_finite() && suggested > 0.0 { suggested as usize } else { 0 };
             chunks[d] = suggested.min(dim.len).max(1);
         }
     }
@@ -81,16 +74,10 @@ mod tests {
     use super::*;
 
     fn fixed(len: usize) -> DimShape {
-        DimShape {
-            len,
-            unlimited: false,
-        }
+        DimShape { len, unlimited: false }
     }
     fn unlim(len: usize) -> DimShape {
-        DimShape {
-            len,
-            unlimited: true,
-        }
+        DimShape { len, unlimited: true }
     }
 
     #[test]
@@ -107,20 +94,14 @@ mod tests {
 
     #[test]
     fn unlimited_with_fixed_dims() {
-        assert_eq!(
-            default_chunks(&[unlim(0), fixed(3), fixed(4)], 4),
-            vec![1, 3, 4]
-        );
+        assert_eq!(default_chunks(&[unlim(0), fixed(3), fixed(4)], 4), vec![1, 3, 4]);
     }
 
     #[test]
     fn large_variables_are_split_near_the_target() {
         let chunks = default_chunks(&[fixed(4096), fixed(4096)], 4);
         let bytes: usize = chunks.iter().product::<usize>() * 4;
-        assert!(
-            bytes <= DEFAULT_CHUNK_SIZE && bytes > DEFAULT_CHUNK_SIZE / 4,
-            "{chunks:?}"
-        );
+        assert!(bytes <= DEFAULT_CHUNK_SIZE && bytes > DEFAULT_CHUNK_SIZE / 4, "{chunks:?}");
     }
 
     #[test]

@@ -133,25 +133,16 @@ impl Model {
 
     pub fn var(&self, grp: usize, varid: i32) -> NcResult<&Var> {
         let g = self.group(grp)?;
-        usize::try_from(varid)
-            .ok()
-            .and_then(|v| g.vars.get(v))
-            .ok_or(NcError::ENOTVAR)
+        usize::try_from(varid).ok().and_then(|v| g.vars.get(v)).ok_or(NcError::ENOTVAR)
     }
 
     pub fn var_mut(&mut self, grp: usize, varid: i32) -> NcResult<&mut Var> {
         let g = self.groups.get_mut(grp).ok_or(NcError::EBADID)?;
-        usize::try_from(varid)
-            .ok()
-            .and_then(|v| g.vars.get_mut(v))
-            .ok_or(NcError::ENOTVAR)
+        usize::try_from(varid).ok().and_then(|v| g.vars.get_mut(v)).ok_or(NcError::ENOTVAR)
     }
 
     pub fn dim(&self, dimid: i32) -> NcResult<&Dim> {
-        usize::try_from(dimid)
-            .ok()
-            .and_then(|d| self.dims.get(d))
-            .ok_or(NcError::EBADDIM)
+        usize::try_from(dimid).ok().and_then(|d| self.dims.get(d)).ok_or(NcError::EBADDIM)
     }
 
     /// The group and its ancestors, nearest first.
@@ -167,32 +158,22 @@ impl Model {
 
     /// Full path of a group: "/" for the root, "/a/b" otherwise.
     pub fn group_full_name(&self, grp: usize) -> String {
-        let mut parts: Vec<&str> = self
-            .ancestry(grp)
-            .iter()
-            .filter(|&&g| g != 0)
-            .map(|&g| self.groups[g].name.as_str())
-            .collect();
+        let mut parts: Vec<&str> =
+            self.ancestry(grp).iter().filter(|&&g| g != 0).map(|&g| self.groups[g].name.as_str()).collect();
         parts.reverse();
         format!("/{}", parts.join("/"))
     }
 
     /// The key prefix of a group's objects in storage ("" for the root).
     pub fn group_key(&self, grp: usize) -> String {
-        self.group_full_name(grp)
-            .trim_start_matches('/')
-            .to_string()
+        self.group_full_name(grp).trim_start_matches('/').to_string()
     }
 
     /// Fully qualified name of a dimension ("/g/d").
     pub fn dim_full_name(&self, dimid: usize) -> String {
         let dim = &self.dims[dimid];
         let g = self.group_full_name(dim.group);
-        if g == "/" {
-            format!("/{}", dim.name)
-        } else {
-            format!("{g}/{}", dim.name)
-        }
+        if g == "/" { format!("/{}", dim.name) } else { format!("{g}/{}", dim.name) }
     }
 
     /// Find a dimension by name in a group or its ancestors (netCDF-4
@@ -201,20 +182,10 @@ impl Model {
         if name.starts_with('/') {
             let (gpath, dname) = name.rsplit_once('/').unwrap_or(("", name));
             let g = self.find_group_by_path(if gpath.is_empty() { "/" } else { gpath })?;
-            return self.groups[g]
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.dims[d].name == dname)
-                .ok_or(NcError::EBADDIM);
+            return self.groups[g].dims.iter().copied().find(|&d| self.dims[d].name == dname).ok_or(NcError::EBADDIM);
         }
         for g in self.ancestry(grp) {
-            if let Some(d) = self.groups[g]
-                .dims
-                .iter()
-                .copied()
-                .find(|&d| self.dims[d].name == name)
-            {
+            if let Some(d) = self.groups[g].dims.iter().copied().find(|&d| self.dims[d].name == name) {
                 return Ok(d);
             }
         }
@@ -223,25 +194,15 @@ impl Model {
 
     /// Is the dimension defined in `grp` or one of its ancestors?
     pub fn dim_visible(&self, grp: usize, dimid: usize) -> bool {
-        self.dims
-            .get(dimid)
-            .is_some_and(|d| self.ancestry(grp).contains(&d.group))
+        self.dims.get(dimid).is_some_and(|d| self.ancestry(grp).contains(&d.group))
     }
 
     pub fn find_var(&self, grp: usize, name: &str) -> NcResult<usize> {
-        self.group(grp)?
-            .vars
-            .iter()
-            .position(|v| v.name == name)
-            .ok_or(NcError::ENOTVAR)
+        self.group(grp)?.vars.iter().position(|v| v.name == name).ok_or(NcError::ENOTVAR)
     }
 
     pub fn find_child(&self, grp: usize, name: &str) -> Option<usize> {
-        self.groups[grp]
-            .children
-            .iter()
-            .copied()
-            .find(|&c| self.groups[c].name == name)
+        self.groups[grp].children.iter().copied().find(|&c| self.groups[c].name == name)
     }
 
     /// Resolve "/a/b" (or "a/b" relative to the root) to a group id.
@@ -265,23 +226,13 @@ impl Model {
 
     /// Shapes of a variable's dimensions.
     pub fn var_shape(&self, var: &Var) -> Vec<DimShape> {
-        var.dimids
-            .iter()
-            .map(|&d| DimShape {
-                len: self.dims[d].len,
-                unlimited: self.dims[d].unlimited,
-            })
-            .collect()
+        var.dimids.iter().map(|&d| DimShape { len: self.dims[d].len, unlimited: self.dims[d].unlimited }).collect()
     }
 
     // ----- mode checks -----------------------------------------------
 
     pub fn check_writable(&self) -> NcResult<()> {
-        if self.writable {
-            Ok(())
-        } else {
-            Err(NcError::EPERM)
-        }
+        if self.writable { Ok(()) } else { Err(NcError::EPERM) }
     }
 
     /// netCDF-4 enters define mode by itself when metadata is added;
@@ -305,21 +256,12 @@ impl Model {
         if self.classic_model && len > u32::MAX as usize {
             return Err(NcError::EDIMSIZE);
         }
-        if self.groups[grp]
-            .dims
-            .iter()
-            .any(|&d| self.dims[d].name == name)
-        {
+        if self.groups[grp].dims.iter().any(|&d| self.dims[d].name == name) {
             return Err(NcError::ENAMEINUSE);
         }
         self.enter_define_mode()?;
         let dimid = self.dims.len();
-        self.dims.push(Dim {
-            name,
-            len,
-            unlimited: len == 0,
-            group: grp,
-        });
+        self.dims.push(Dim { name, len, unlimited: len == 0, group: grp });
         self.groups[grp].dims.push(dimid);
         self.dirty = true;
         Ok(dimid)
@@ -332,11 +274,7 @@ impl Model {
         let d = self.dim(dimid)?;
         let owner = d.group;
         let old_len = d.name.len();
-        if self.groups[owner]
-            .dims
-            .iter()
-            .any(|&o| self.dims[o].name == name)
-        {
+        if self.groups[owner].dims.iter().any(|&o| self.dims[o].name == name) {
             return Err(NcError::ENAMEINUSE);
         }
         if self.classic_model && !self.define_mode && name.len() > old_len {
@@ -349,13 +287,7 @@ impl Model {
 
     // ----- variables -------------------------------------------------
 
-    pub fn def_var(
-        &mut self,
-        grp: usize,
-        name: &[u8],
-        xtype: NcType,
-        dimids: &[i32],
-    ) -> NcResult<usize> {
+    pub fn def_var(&mut self, grp: usize, name: &[u8], xtype: NcType, dimids: &[i32]) -> NcResult<usize> {
         self.group(grp)?;
         self.check_writable()?;
         let name = names::check_name(name)?;
@@ -433,13 +365,7 @@ impl Model {
 
     /// `nc_def_var_chunking`. Contiguous and compact storage are accepted
     /// and stored as a single chunk, as in netcdf-c's NCZarr.
-    pub fn def_var_chunking(
-        &mut self,
-        grp: usize,
-        varid: i32,
-        storage: i32,
-        chunks: Option<&[usize]>,
-    ) -> NcResult<()> {
+    pub fn def_var_chunking(&mut self, grp: usize, varid: i32, storage: i32, chunks: Option<&[usize]>) -> NcResult<()> {
         self.var_for_definition(grp, varid)?;
         let var = self.var(grp, varid)?;
         let shape = self.var_shape(var);
@@ -460,17 +386,10 @@ impl Model {
                         if !chunking::chunk_size_ok(c, tsize) {
                             return Err(NcError::EBADCHUNK);
                         }
-                        if c.iter()
-                            .zip(&shape)
-                            .any(|(&c, d)| !d.unlimited && d.len > 0 && c > d.len)
-                        {
+                        if c.iter().zip(&shape).any(|(&c, d)| !d.unlimited && d.len > 0 && c > d.len) {
                             return Err(NcError::EBADCHUNK);
                         }
-                        if c.contains(&0) {
-                            chunking::default_chunks(&shape, tsize)
-                        } else {
-                            c.to_vec()
-                        }
+                        if c.contains(&0) { chunking::default_chunks(&shape, tsize) } else { c.to_vec() }
                     }
                     None => chunking::default_chunks(&shape, tsize),
                 }
@@ -483,13 +402,7 @@ impl Model {
     }
 
     /// `nc_def_var_fill`: `fill` is one value already in the variable's type.
-    pub fn def_var_fill(
-        &mut self,
-        grp: usize,
-        varid: i32,
-        no_fill: bool,
-        fill: Option<Values>,
-    ) -> NcResult<()> {
+    pub fn def_var_fill(&mut self, grp: usize, varid: i32, no_fill: bool, fill: Option<Values>) -> NcResult<()> {
         let var = self.var_for_definition(grp, varid)?;
         if no_fill && var.xtype == NC_STRING {
             return Err(NcError::EINVAL);
@@ -498,11 +411,10 @@ impl Model {
         let had_fill = var.fill.is_some();
         self.dirty = true;
         // As in netcdf-c, the fill value lives in the _FillValue attribute.
-        let remove_fill_att =
-            |model: &mut Model| match attrs::del_att(model, grp, varid, b"_FillValue") {
-                Ok(()) | Err(NcError::ENOTATT) => Ok(()),
-                Err(e) => Err(e),
-            };
+        let remove_fill_att = |model: &mut Model| match attrs::del_att(model, grp, varid, b"_FillValue") {
+            Ok(()) | Err(NcError::ENOTATT) => Ok(()),
+            Err(e) => Err(e),
+        };
         match fill {
             Some(value) if !no_fill => {
                 remove_fill_att(self)?;
@@ -602,12 +514,7 @@ impl Model {
     }
 
     pub fn unlimited_dims(&self, grp: usize) -> Vec<usize> {
-        self.groups[grp]
-            .dims
-            .iter()
-            .copied()
-            .filter(|&d| self.dims[d].unlimited)
-            .collect()
+        self.groups[grp].dims.iter().copied().filter(|&d| self.dims[d].unlimited).collect()
     }
 }
 
@@ -632,10 +539,7 @@ mod tests {
         assert_eq!(m.find_dim(g, "/g/y").unwrap(), y);
         assert_eq!(m.find_dim(h, "y"), Err(NcError::EBADDIM));
         assert!(m.def_var(g, b"v", NC_INT, &[x as i32, y as i32]).is_ok());
-        assert_eq!(
-            m.def_var(h, b"v", NC_INT, &[y as i32]),
-            Err(NcError::EBADDIM)
-        );
+        assert_eq!(m.def_var(h, b"v", NC_INT, &[y as i32]), Err(NcError::EBADDIM));
         assert_eq!(m.dim_full_name(y), "/g/y");
     }
 
@@ -658,19 +562,10 @@ mod tests {
         let v = m.def_var(0, b"v", NC_FLOAT, &[x]).unwrap() as i32;
         m.def_var_chunking(0, v, NC_CHUNKED, Some(&[5])).unwrap();
         assert_eq!(m.var(0, v).unwrap().chunks, vec![5]);
-        assert_eq!(
-            m.def_var_chunking(0, v, NC_CHUNKED, Some(&[11])),
-            Err(NcError::EBADCHUNK)
-        );
+        assert_eq!(m.def_var_chunking(0, v, NC_CHUNKED, Some(&[11])), Err(NcError::EBADCHUNK));
         m.commit_definitions();
-        assert_eq!(
-            m.def_var_chunking(0, v, NC_CHUNKED, Some(&[2])),
-            Err(NcError::ELATEDEF)
-        );
-        assert_eq!(
-            m.def_var_endian(0, v, NC_ENDIAN_BIG),
-            Err(NcError::ELATEDEF)
-        );
+        assert_eq!(m.def_var_chunking(0, v, NC_CHUNKED, Some(&[2])), Err(NcError::ELATEDEF));
+        assert_eq!(m.def_var_endian(0, v, NC_ENDIAN_BIG), Err(NcError::ELATEDEF));
     }
 
     #[test]

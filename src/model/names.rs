@@ -17,11 +17,7 @@ pub fn check_name(raw: &[u8]) -> NcResult<String> {
     if first.is_ascii() && !(first.is_ascii_alphanumeric() || first == '_') {
         return Err(NcError::EBADNAME);
     }
-    if name
-        .chars()
-        .skip(1)
-        .any(|c| c.is_ascii() && (c < ' ' || c == '\x7f'))
-    {
+    if name.chars().skip(1).any(|c| c.is_ascii() && (c < ' ' || c == '\x7f')) {
         return Err(NcError::EBADNAME);
     }
     let last = name.chars().last().unwrap_or(' ');
@@ -49,17 +45,10 @@ mod tests {
     #[test]
     fn rejects_bad_names() {
         for bad in ["", "a/b", " a", "a ", "-a", "a\tb", "a\x7f"] {
-            assert_eq!(
-                check_name(bad.as_bytes()),
-                Err(NcError::EBADNAME),
-                "{bad:?}"
-            );
+            assert_eq!(check_name(bad.as_bytes()), Err(NcError::EBADNAME), "{bad:?}");
         }
         assert_eq!(check_name(b"\xff\xfe"), Err(NcError::EBADNAME));
-        assert_eq!(
-            check_name("x".repeat(257).as_bytes()),
-            Err(NcError::EMAXNAME)
-        );
+        assert_eq!(check_name("x".repeat(257).as_bytes()), Err(NcError::EMAXNAME));
         assert!(check_name("x".repeat(256).as_bytes()).is_ok());
     }
 

@@ -145,11 +145,7 @@ impl Values {
     /// # Safety
     /// `ptr` must point to `len` readable values of type `t` (for
     /// NC_STRING, `len` `char*` pointers, each NULL or NUL-terminated).
-    pub unsafe fn read_from_c(
-        t: NcType,
-        ptr: *const std::ffi::c_void,
-        len: usize,
-    ) -> NcResult<Values> {
+    pub unsafe fn read_from_c(t: NcType, ptr: *const std::ffi::c_void, len: usize) -> NcResult<Values> {
         unsafe fn copy<T: Copy + Default>(ptr: *const std::ffi::c_void, len: usize) -> Vec<T> {
             let mut out = vec![T::default(); len];
             if len > 0 {
@@ -182,13 +178,15 @@ impl Values {
                     let ptrs: Vec<*const std::ffi::c_char> = copy(ptr, len);
                     Values::String(
                         ptrs.into_iter()
-                            .map(|p| {
-                                if p.is_null() {
-                                    Vec::new()
-                                } else {
-                                    std::ffi::CStr::from_ptr(p).to_bytes().to_vec()
-                                }
-                            })
+                            .map(
+                                |p| {
+                                    if p.is_null() {
+                                        Vec::new()
+                                    } else {
+                                        std::ffi::CStr::from_ptr(p).to_bytes().to_vec()
+                                    }
+                                },
+                            )
                             .collect(),
                     )
                 }
@@ -207,11 +205,7 @@ impl Values {
         unsafe fn put<T: Copy>(src: &[T], ptr: *mut std::ffi::c_void) {
             if !src.is_empty() {
                 unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        src.as_ptr() as *const u8,
-                        ptr as *mut u8,
-                        std::mem::size_of_val(src),
-                    )
+                    std::ptr::copy_nonoverlapping(src.as_ptr() as *const u8, ptr as *mut u8, std::mem::size_of_val(src))
                 };
             }
         }
@@ -253,18 +247,9 @@ mod tests {
 
     #[test]
     fn text_never_converts_to_numbers() {
-        assert_eq!(
-            Values::Char(b"ab".to_vec()).convert_to(NC_INT),
-            Err(NcError::ECHAR)
-        );
-        assert_eq!(
-            Values::Int(vec![1]).convert_to(NC_CHAR),
-            Err(NcError::ECHAR)
-        );
-        assert_eq!(
-            Values::Int(vec![1]).convert_to(NC_STRING),
-            Err(NcError::ECHAR)
-        );
+        assert_eq!(Values::Char(b"ab".to_vec()).convert_to(NC_INT), Err(NcError::ECHAR));
+        assert_eq!(Values::Int(vec![1]).convert_to(NC_CHAR), Err(NcError::ECHAR));
+        assert_eq!(Values::Int(vec![1]).convert_to(NC_STRING), Err(NcError::ECHAR));
         assert!(Values::Char(b"ab".to_vec()).convert_to(NC_CHAR).is_ok());
     }
 }

@@ -27,9 +27,7 @@ impl FileMap {
         match fs::symlink_metadata(root) {
             Ok(_) if !clobber => return Err(NcError::EEXIST),
             Ok(meta) if meta.is_dir() => {
-                let map = FileMap {
-                    root: root.to_path_buf(),
-                };
+                let map = FileMap { root: root.to_path_buf() };
                 map.delete_prefix("")?;
             }
             Ok(_) => fs::remove_file(root).map_err(|e| NcError::from_io(&e))?,
@@ -37,18 +35,14 @@ impl FileMap {
             Err(e) => return Err(NcError::from_io(&e)),
         }
         fs::create_dir_all(root).map_err(|e| NcError::from_io(&e))?;
-        Ok(FileMap {
-            root: root.to_path_buf(),
-        })
+        Ok(FileMap { root: root.to_path_buf() })
     }
 
     /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
     /// a root that is not a directory is NC_ENOTNC.
     pub fn open(root: &Path) -> NcResult<FileMap> {
         match fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => Ok(FileMap {
-                root: root.to_path_buf(),
-            }),
+            Ok(meta) if meta.is_dir() => Ok(FileMap { root: root.to_path_buf() }),
             Ok(_) => Err(NcError::ENOTNC),
             Err(e) => Err(NcError::from_io(&e)),
         }
@@ -56,11 +50,7 @@ impl FileMap {
 
     fn path_of(&self, key: &str) -> NcResult<PathBuf> {
         validate_key(key)?;
-        Ok(if key.is_empty() {
-            self.root.clone()
-        } else {
-            self.root.join(key)
-        })
+        Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
 }
 
@@ -75,9 +65,7 @@ impl Zmap for FileMap {
         let path = self.path_of(key)?;
         match fs::read(&path) {
             Ok(data) => Ok(Some(data)),
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                Ok(None)
-            }
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
             // A key that names a directory has no content of its own.
             Err(e) if e.kind() == ErrorKind::IsADirectory => Ok(None),
             Err(e) => Err(NcError::from_io(&e)),
@@ -194,8 +182,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("nczarr-rs-test-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("nczarr-rs-test-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         dir
     }
@@ -247,10 +234,7 @@ mod tests {
         let root = scratch("clobber");
         let map = FileMap::create(&root, true).unwrap();
         map.put("a", b"1").unwrap();
-        assert!(matches!(
-            FileMap::create(&root, false),
-            Err(NcError::EEXIST)
-        ));
+        assert!(matches!(FileMap::create(&root, false), Err(NcError::EEXIST)));
         let map = FileMap::create(&root, true).unwrap();
         assert_eq!(map.get("a").unwrap(), None);
         map.destroy().unwrap();

@@ -1,0 +1,254 @@
+//! Moving runs of elements between a chunk buffer (the variable's type,
+//! native byte order) and the caller's memory (the call's type), with
+//! netcdf-c's conversion rules, and the byte swapping of stored chunks.
+
+use std::ffi::c_char;
+
+use crate::capi::cmem::malloc_cstring;
+use crate::convert::{Element, convert_one};
+use crate::error::{NcError, NcResult};
+use crate::types::*;
+
+/// Run `$body` with `$T` bound to the Rust type of numeric nc_type `$t`.
+macro_rules! with_numeric_type {
+    ($t:expr, $T:ident => $body:expr) => {
+        match $t {
+            NC_BYTE => {
+                type $T = i8;
+                $body
+            }
+            NC_UBYTE => {
+                type $T = u8;
+                $body
+            }
+            NC_SHORT => {
+                type $T = i16;
+                $body
+            }
+            NC_USHORT => {
+                type $T = u16;
+                $body
+            }
+            NC_INT => {
+                type $T = i32;
+                $body
+            }
+            NC_UINT => {
+                type $T = u32;
+                $body
+            }
+            NC_INT64 => {
+                type $T = i64;
+                $body
+            }
+            NC_UINT64 => {
+                type $T = u64;
+                $body
+            }
+            NC_FLOAT => {
+                type $T = f32;
+                $body
+            }
+            NC_DOUBLE => {
+                type $T = f64;
+                $body
+            }
+            _ => return Err(NcError::EBADTYPE),
+        }
+    };
+}
+
+/// Convert `n` elements between strided buffers (steps in bytes).
+///
+/// # Safety
+/// Both buffers must hold `n` elements of their types at the given steps.
+unsafe fn convert_strided<S: Element, D: Element>(
+    src: *const u8,
+    src_step: isize,
+    dst: *mut u8,
+    dst_step: isize,
+    n: usize,
+) -> bool {
+    let mut range_error = false;
+    for k in 0..n as isize {
+        unsafe {
+            let s = (src.offset(k * src_step) as *const S).read_unaligned();
+            let (d, bad) = convert_one::<S, D>(s);
+            (dst.offset(k * dst_step) as *mut D).write_unaligned(d);
+            range_error |= bad;
+        }
+    }
+    range_error
+}
+
+/// Can values of memory type `mem` be exchanged with a variable of type
+/// `var`? Text converts only to text, strings only to strings.
+pub fn check_types(mem: NcType, var: NcType) -> NcResult<()> {
+    if mem == var {
+        return Ok(());
+    }
+    if mem == NC_CHAR || var == NC_CHAR {
+        return Err(NcError::ECHAR);
+    }
+    if mem == NC_STRING || var == NC_STRING || !is_atomic(mem) {
+        return Err(NcError::EBADTYPE);
+    }
+    Ok(())
+}
+
+/// Copy or convert `n` numeric or text elements. Steps are in bytes.
+/// Returns whether any value was out of range for the destination.
+///
+/// # Safety
+/// Both buffers must hold `n` elements of their types at the given steps;
+/// `check_types(from, to)` must have passed, and neither may be NC_STRING.
+pub unsafe fn convert_run(
+    from: NcType,
+    src: *const u8,
+    src_step: isize,
+    to: NcType,
+    dst: *mut u8,
+    dst_step: isize,
+    n: usize,
+) -> NcResult<bool> {
+    if from == to {
+        let size = type_size(from)?;
+        if src_step == size as isize && dst_step == size as isize {
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, n * size) };
+        } else {
+            for k in 0..n as isize {
+                unsafe { std::ptr::copy_nonoverlapping(src.offset(k * src_step), dst.offset(k * dst_step), size) };
+            }
+        }
+        return Ok(false);
+    }
+    Ok(with_numeric_type!(from, S => with_numeric_type!(to, D => unsafe {
+        convert_strided::<S, D>(src, src_step, dst, dst_step, n)
+    })))
+}
+
+/// Store `n` C strings (memory step in pointers) as fixed-width chunk
+/// elements of `width` bytes (chunk step in bytes), NUL-padded. A string
+/// longer than the width is NC_EINVAL: netcdf-c truncates silently; we
+/// refuse, and [`strings_fit`] lets callers refuse before writing anything.
+///
+/// # Safety
+/// `src` must hold `n` pointers (NULL or C strings) at its step and `dst`
+/// room for `n` elements at its step.
+pub unsafe fn put_strings(
+    src: *const *const c_char,
+    src_step: isize,
+    dst: *mut u8,
+    dst_step: usize,
+    width: usize,
+    n: usize,
+) -> NcResult<()> {
+    for k in 0..n {
+        let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
+        let bytes = if p.is_null() { &[][..] } else { unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes() };
+        if bytes.len() > width {
+            return Err(NcError::EINVAL);
+        }
+        let elem = unsafe { std::slice::from_raw_parts_mut(dst.add(k * dst_step), width) };
+        elem[..bytes.len()].copy_from_slice(bytes);
+        elem[bytes.len()..].fill(0);
+    }
+    Ok(())
+}
+
+/// Do all `n` C strings fit in `width` bytes?
+///
+/// # Safety
+/// As [`put_strings`] for the source.
+pub unsafe fn strings_fit(src: *const *const c_char, src_step: isize, n: usize, width: usize) -> bool {
+    (0..n).all(|k| {
+        let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
+        p.is_null() || unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().len() <= width
+    })
+}
+
+/// Hand out `n` fixed-width chunk elements (chunk step in bytes) as new C
+/// strings, each up to its first NUL; the caller frees them with
+/// `nc_free_string`.
+///
+/// # Safety
+/// `src` must hold `n` elements at its step; `dst` room for `n` pointers.
+pub unsafe fn get_strings(
+    src: *const u8,
+    src_step: usize,
+    width: usize,
+    dst: *mut *mut c_char,
+    dst_step: isize,
+    n: usize,
+) -> NcResult<()> {
+    for k in 0..n {
+        let elem = unsafe { std::slice::from_raw_parts(src.add(k * src_step), width) };
+        let len = elem.iter().position(|&b| b == 0).unwrap_or(width);
+        let p = malloc_cstring(&elem[..len])?;
+        unsafe { dst.offset(k as isize * dst_step).write_unaligned(p) };
+    }
+    Ok(())
+}
+
+/// Reverse the bytes of every element (stored byte order <-> native).
+pub fn swap_bytes(data: &mut [u8], elem_size: usize) {
+    if elem_size > 1 {
+        data.chunks_exact_mut(elem_size).for_each(|e| e.reverse());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_with_range_errors() {
+        let src: [i32; 3] = [1, 300, -2];
+        let mut dst = [0u8; 3];
+        let bad =
+            unsafe { convert_run(NC_INT, src.as_ptr() as *const u8, 4, NC_UBYTE, dst.as_mut_ptr(), 1, 3) }.unwrap();
+        assert!(bad);
+        assert_eq!(dst, [1, 44, 254]);
+    }
+
+    #[test]
+    fn strided_copy() {
+        let src: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
+        let mut dst = [0f32; 2];
+        let bad = unsafe {
+            convert_run(NC_DOUBLE, src.as_ptr() as *const u8, 16, NC_FLOAT, dst.as_mut_ptr() as *mut u8, 4, 2)
+        }
+        .unwrap();
+        assert!(!bad);
+        assert_eq!(dst, [1.0, 3.0]);
+    }
+
+    #[test]
+    fn type_rules() {
+        assert_eq!(check_types(NC_INT, NC_CHAR), Err(NcError::ECHAR));
+        assert_eq!(check_types(NC_CHAR, NC_BYTE), Err(NcError::ECHAR));
+        assert_eq!(check_types(NC_STRING, NC_INT), Err(NcError::EBADTYPE));
+        assert!(check_types(NC_DOUBLE, NC_UBYTE).is_ok());
+    }
+
+    #[test]
+    fn strings_round_trip() {
+        let a = c"ab";
+        let b = c"";
+        let ptrs = [a.as_ptr(), b.as_ptr()];
+        let mut chunk = vec![0xffu8; 8];
+        unsafe { put_strings(ptrs.as_ptr(), 1, chunk.as_mut_ptr(), 4, 4, 2) }.unwrap();
+        assert_eq!(chunk, b"ab\0\0\0\0\0\0");
+        let long = [c"abcde".as_ptr()];
+        assert!(!unsafe { strings_fit(long.as_ptr(), 1, 1, 4) });
+        assert_eq!(unsafe { put_strings(long.as_ptr(), 1, [0u8; 4].as_mut_ptr(), 4, 4, 1) }, Err(NcError::EINVAL));
+        let mut out = [std::ptr::null_mut::<c_char>(); 2];
+        unsafe { get_strings(chunk.as_ptr(), 4, 4, out.as_mut_ptr(), 1, 2) }.unwrap();
+        unsafe {
+            assert_eq!(std::ffi::CStr::from_ptr(out[0]).to_bytes(), b"ab");
+            assert_eq!(std::ffi::CStr::from_ptr(out[1]).to_bytes(), b"");
+            libc::free(out[0] as *mut libc::c_void);
+            libc::free(out[1] as *mut libc::c_void);
+        }
+    }
+}

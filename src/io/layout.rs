@@ -1,0 +1,92 @@
+//! What the engine needs to know about one variable's stored chunks.
+
+use crate::error::{NcError, NcResult};
+use crate::format::nczarr::string_width;
+use crate::model::{Model, Values, Var};
+use crate::types::*;
+use crate::zmap::join;
+
+#[derive(Debug, Clone)]
+pub struct VarLayout {
+    /// Key prefix of the variable's objects.
+    pub key: String,
+    pub xtype: NcType,
+    /// Bytes per element in a chunk (the string width for NC_STRING).
+    pub elem_size: usize,
+    /// Current shape (`[1]` for a scalar).
+    pub shape: Vec<usize>,
+    /// Chunk shape (`[1]` for a scalar).
+    pub chunks: Vec<usize>,
+    /// Stored byte order differs from this machine's.
+    pub swap: bool,
+    /// One element of fill in native byte order (zeros for NOFILL).
+    pub fill: Vec<u8>,
+    pub separator: char,
+}
+
+impl VarLayout {
+    pub fn of(model: &Model, grp: usize, var: &Var) -> NcResult<VarLayout> {
+        let scalar = var.dimids.is_empty();
+        let elem_size = if var.xtype == NC_STRING { string_width(model, var) } else { type_size(var.xtype)? };
+        let native_big = cfg!(target_endian = "big");
+        let stored_big = match var.endianness {
+            NC_ENDIAN_BIG => true,
+            NC_ENDIAN_LITTLE => false,
+            _ => native_big,
+        };
+        let fill = if var.no_fill { vec![0u8; elem_size] } else { fill_bytes(&model.effective_fill(var)?, elem_size)? };
+        Ok(VarLayout {
+            key: join(&model.group_key(grp), &var.name),
+            xtype: var.xtype,
+            elem_size,
+            shape: if scalar { vec![1] } else { var.dimids.iter().map(|&d| model.dims[d].len).collect() },
+            chunks: if scalar { vec![1] } else { var.chunks.clone() },
+            swap: stored_big != native_big && elem_size > 1 && var.xtype != NC_STRING,
+            fill,
+            separator: var.dim_separator,
+        })
+    }
+
+    pub fn chunk_elems(&self) -> usize {
+        self.chunks.iter().product()
+    }
+
+    pub fn chunk_bytes(&self) -> usize {
+        self.chunk_elems() * self.elem_size
+    }
+
+    /// The storage key of a chunk: decimal indices joined by the separator.
+    pub fn chunk_key(&self, idx: &[usize]) -> String {
+        let sep = self.separator.to_string();
+        let name: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
+        join(&self.key, &name.join(&sep))
+    }
+
+    /// A chunk holding nothing but fill values.
+    pub fn fill_chunk(&self) -> Vec<u8> {
+        if self.fill.iter().all(|&b| b == 0) {
+            return vec![0u8; self.chunk_bytes()];
+        }
+        self.fill.repeat(self.chunk_elems())
+    }
+}
+
+/// One fill value as the bytes of one chunk element.
+fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
+    let mut out = vec![0u8; elem_size];
+    match fill {
+        Values::String(s) => {
+            let s = s.first().map(Vec::as_slice).unwrap_or_default();
+            let n = s.len().min(elem_size);
+            out[..n].copy_from_slice(&s[..n]);
+        }
+        other => {
+            if other.len() != 1 {
+                return Err(NcError::EINTERNAL);
+            }
+            // SAFETY: `out` has room for one element of the value's type.
+            unsafe { other.write_to_c(out.as_mut_ptr() as *mut std::ffi::c_void) }?;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,13 @@
+//! Reading and writing variable data: hyperslab checks, the chunk grid,
+//! element conversion, the chunk cache and the engine that ties them
+//! together.
+
+pub mod cache;
+pub mod element;
+pub mod engine;
+pub mod grid;
+pub mod layout;
+pub mod selection;
+
+pub use cache::{CacheSettings, ChunkCache};
+pub use selection::{Access, Selection};
