@@ -29,7 +29,13 @@ pub unsafe extern "C" fn nc_get_chunk_cache(sizep: *mut usize, nelemsp: *mut usi
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_set_var_chunk_cache(ncid: c_int, varid: c_int, size: usize, nelems: usize, preemption: f32) -> c_int {
+pub extern "C" fn nc_set_var_chunk_cache(
+    ncid: c_int,
+    varid: c_int,
+    size: usize,
+    nelems: usize,
+    preemption: f32,
+) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
             engine::set_var_cache(ds, grp, varid, CacheSettings { size, nelems, preemption })

@@ -287,7 +287,8 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
         if status != 0 {
             return Err(NcError(status));
         }
-        let status = unsafe { super::data_typed::nc_put_vara(ncid_out, new_varid, s, c, buf.as_ptr() as *const c_void) };
+        let status =
+            unsafe { super::data_typed::nc_put_vara(ncid_out, new_varid, s, c, buf.as_ptr() as *const c_void) };
         if xtype == NC_STRING {
             let strings = buf.as_mut_ptr() as *mut *mut c_char;
             unsafe { super::file::nc_free_string(nelems, strings) };

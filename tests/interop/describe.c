@@ -82,6 +82,27 @@ static void describe_atts(int ncid, int varid, int natts, const char *indent)
     }
 }
 
+/* Print every value of a variable, read whole in its own type. */
+static void describe_data(int ncid, int varid, nc_type t, int ndims, const int *dimids, size_t tsize)
+{
+    size_t n = 1, len;
+    for (int d = 0; d < ndims; d++) {
+        CHECK(nc_inq_dimlen(ncid, dimids[d], &len));
+        n *= len;
+    }
+    void *buf = calloc(n + 1, tsize);
+    int status = nc_get_var(ncid, varid, buf);
+    if (status != NC_NOERR) {
+        printf("    data error %d\n", status);
+    } else {
+        printf("    data ");
+        print_values(t, n, buf);
+        printf("\n");
+        if (t == NC_STRING) nc_free_string(n, buf);
+    }
+    free(buf);
+}
+
 static void describe_group(int ncid)
 {
     char name[NC_MAX_NAME + 1];
@@ -135,6 +156,7 @@ static void describe_group(int ncid)
         }
         printf("\n");
         describe_atts(ncid, v, vnatts, "    ");
+        describe_data(ncid, v, t, vndims, vdims, tsize);
     }
     int ngrps;
     CHECK(nc_inq_grps(ncid, &ngrps, NULL));

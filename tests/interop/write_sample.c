@@ -70,6 +70,13 @@ int main(int argc, char **argv)
     }
     CHECK(nc_def_var(ncid, "big", NC_INT, 1, &lat, &v));
     CHECK(nc_def_var_endian(ncid, v, NC_ENDIAN_BIG));
+    {
+        /* Written: netcdf-c 4.10.1 byte-swaps the fill value of a big-endian
+         * variable's missing chunks wrongly, so an unwritten one would not
+         * compare equal. */
+        int vals[3] = {1, -2, 0x01020304};
+        CHECK(nc_put_var_int(ncid, v, vals));
+    }
     CHECK(nc_def_var(ncid, "nofill", NC_DOUBLE, 1, &lon, &v));
     CHECK(nc_def_var_fill(ncid, v, 1, NULL));
     CHECK(nc_def_var(ncid, "scalar", NC_DOUBLE, 0, NULL, &v));
