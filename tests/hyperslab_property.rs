@@ -1,0 +1,111 @@
+//! Property test: random strided hyperslab writes and reads through the C
+//! API agree with an in-memory reference array, before and after the
+//! dataset is closed and reopened.
+
+use std::ffi::CString;
+
+use netcdf::capi::data_typed::{nc_get_var_int, nc_get_vars_double, nc_put_vars_int};
+use netcdf::capi::dim::nc_def_dim;
+use netcdf::capi::file::{nc_close, nc_create, nc_enddef, nc_open};
+use netcdf::capi::var::{nc_def_var, nc_def_var_chunking};
+use proptest::prelude::*;
+
+const NC_INT: i32 = 4;
+const NC_CHUNKED: i32 = 0;
+const FILL: i32 = -2147483647;
+
+/// A hyperslab within `shape`: start, count, stride per dimension.
+fn slab(shape: Vec<usize>) -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<isize>)> {
+    shape
+        .into_iter()
+        .map(|len| {
+            (0..len, 1..4isize).prop_flat_map(move |(start, stride)| {
+                let max_count = (len - start - 1) / stride as usize + 1;
+                (Just(start), 1..=max_count, Just(stride))
+            })
+        })
+        .collect::<Vec<_>>()
+        .prop_map(|dims| {
+            let start = dims.iter().map(|d| d.0).collect();
+            let count = dims.iter().map(|d| d.1).collect();
+            let stride = dims.iter().map(|d| d.2).collect();
+            (start, count, stride)
+        })
+}
+
+type Slab = (Vec<usize>, Vec<usize>, Vec<isize>);
+
+fn case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<Slab>, Slab)> {
+    proptest::collection::vec(1..7usize, 1..=3)
+        .prop_flat_map(|shape| {
+            let chunks = shape.iter().map(|&l| 1..=l).collect::<Vec<_>>();
+            let writes = proptest::collection::vec(slab(shape.clone()), 1..6);
+            (Just(shape.clone()), chunks, writes, slab(shape))
+        })
+}
+
+/// Flat C-order offsets of every element of a slab.
+fn offsets(shape: &[usize], (start, count, stride): &Slab) -> Vec<usize> {
+    let mut out = vec![0usize];
+    for d in 0..shape.len() {
+        let inner: usize = shape[d + 1..].iter().product();
+        out = out
+            .iter()
+            .flat_map(|&base| (0..count[d]).map(move |i| base + (start[d] + i * stride[d] as usize) * inner))
+            .collect();
+    }
+    out
+}
+
+fn check(rc: i32) {
+    assert_eq!(rc, 0, "netCDF call failed: {rc}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn writes_and_reads_match_a_reference((shape, chunks, writes, read) in case()) {
+        let dir = std::env::temp_dir().join(format!("nczarr-rs-prop-{}", std::process::id()));
+        let url = CString::new(format!("file://{}#mode=nczarr,file", dir.display())).unwrap();
+        let total: usize = shape.iter().product();
+        let mut reference = vec![FILL; total];
+        let (mut ncid, mut varid) = (0, 0);
+        let mut dimids = Vec::new();
+        unsafe {
+            check(nc_create(url.as_ptr(), 0, &mut ncid));
+            for (d, &len) in shape.iter().enumerate() {
+                let name = CString::new(format!("d{d}")).unwrap();
+                let mut id = 0;
+                check(nc_def_dim(ncid, name.as_ptr(), len, &mut id));
+                dimids.push(id);
+            }
+            check(nc_def_var(ncid, c"v".as_ptr(), NC_INT, shape.len() as i32, dimids.as_ptr(), &mut varid));
+            check(nc_def_var_chunking(ncid, varid, NC_CHUNKED, chunks.as_ptr()));
+            check(nc_enddef(ncid));
+            for (n, w) in writes.iter().enumerate() {
+                let offs = offsets(&shape, w);
+                let values: Vec<i32> = (0..offs.len()).map(|i| (n * 1000 + i) as i32).collect();
+                for (o, v) in offs.iter().zip(&values) {
+                    reference[*o] = *v;
+                }
+                check(nc_put_vars_int(ncid, varid, w.0.as_ptr(), w.1.as_ptr(), w.2.as_ptr(), values.as_ptr()));
+            }
+            // A strided read, converted to double, while the data is cached.
+            let offs = offsets(&shape, &read);
+            let mut got = vec![0f64; offs.len()];
+            check(nc_get_vars_double(ncid, varid, read.0.as_ptr(), read.1.as_ptr(), read.2.as_ptr(), got.as_mut_ptr()));
+            let expected: Vec<f64> = offs.iter().map(|&o| reference[o] as f64).collect();
+            prop_assert_eq!(got, expected);
+            check(nc_close(ncid));
+
+            // And everything after a reopen, from storage.
+            check(nc_open(url.as_ptr(), 0, &mut ncid));
+            let mut all = vec![0i32; total];
+            check(nc_get_var_int(ncid, varid, all.as_mut_ptr()));
+            prop_assert_eq!(&all, &reference);
+            check(nc_close(ncid));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
