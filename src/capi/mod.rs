@@ -9,6 +9,7 @@ pub mod data;
 pub mod data_typed;
 pub mod dim;
 pub mod file;
+pub mod filter;
 pub mod group;
 pub mod v2;
 pub mod var;

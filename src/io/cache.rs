@@ -123,16 +123,14 @@ impl ChunkCache {
         out
     }
 
-    /// Copies of the dirty chunks, which stay cached but become clean.
-    pub fn take_dirty(&mut self) -> Vec<DirtyChunk> {
-        self.entries
-            .iter_mut()
-            .filter(|(_, e)| e.dirty)
-            .map(|(k, e)| {
-                e.dirty = false;
-                (k.clone(), e.data.clone())
-            })
-            .collect()
+    /// Hand every dirty chunk to `write` (without copying it); each one
+    /// written becomes clean and stays cached.
+    pub fn flush_dirty(&mut self, mut write: impl FnMut(&[usize], &[u8]) -> NcResult<()>) -> NcResult<()> {
+        for (idx, e) in self.entries.iter_mut().filter(|(_, e)| e.dirty) {
+            write(idx, &e.data)?;
+            e.dirty = false;
+        }
+        Ok(())
     }
 
     /// Forget everything (dirty chunks are lost: `nc_abort`).
@@ -165,10 +163,16 @@ mod tests {
         let mut c = ChunkCache::new(CacheSettings { size: 1000, nelems: 2, preemption: 0.5 });
         c.insert(vec![0], vec![0], true);
         c.insert(vec![1], vec![1], true);
-        assert_eq!(c.take_dirty().len(), 2);
-        assert!(c.take_dirty().is_empty());
+        let mut written = Vec::new();
+        c.flush_dirty(|idx, data| {
+            written.push((idx.to_vec(), data.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(written.len(), 2);
+        c.flush_dirty(|_, _| panic!("nothing is dirty any more")).unwrap();
         let evicted = c.insert(vec![2], vec![2], false);
-        assert!(evicted.is_empty(), "clean after take_dirty");
+        assert!(evicted.is_empty(), "clean after flush_dirty");
         assert!(!c.contains(&[0]));
         assert_eq!(check(&CacheSettings { size: 1, nelems: 1, preemption: 1.5 }), Err(NcError::EINVAL));
     }

@@ -11,7 +11,7 @@ use std::ffi::c_char;
 
 use super::cache::{ChunkCache, DirtyChunk, default_settings};
 use super::element::{check_types, convert_run, get_strings, put_strings, strings_fit, swap_bytes};
-use super::grid::{ChunkPart, chunk_parts, for_each_run};
+use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
 use super::layout::VarLayout;
 use super::selection::Selection;
 use crate::dataset::Dataset;
@@ -105,7 +105,34 @@ fn cache_for(ds: &mut Dataset, grp: usize, varid: i32) -> &mut ChunkCache {
     ds.caches.entry((grp, varid as usize)).or_insert_with(|| ChunkCache::new(default_settings()))
 }
 
-/// Copy the selected elements of one chunk to the caller's memory.
+/// Copy one run from chunk bytes starting at the run's first element.
+///
+/// # Safety
+/// `buf` must hold the run's elements in `mem_type` at its offsets.
+unsafe fn copy_run_out(
+    layout: &VarLayout,
+    run: super::grid::Run,
+    src: &[u8],
+    mem_type: NcType,
+    buf: *mut u8,
+) -> NcResult<bool> {
+    let es = layout.elem_size;
+    let ms = type_size(mem_type)? as isize;
+    let step = run.chunk_step * es;
+    if src.len() < ((run.n - 1) * run.chunk_step + 1) * es {
+        return Err(NcError::EINTERNAL);
+    }
+    let dst = unsafe { buf.offset(run.mem_off * ms) };
+    if layout.xtype == NC_STRING {
+        unsafe { get_strings(src.as_ptr(), step, es, dst as *mut *mut c_char, run.mem_step, run.n) }?;
+        Ok(false)
+    } else {
+        unsafe { convert_run(layout.xtype, src.as_ptr(), step as isize, mem_type, dst, run.mem_step * ms, run.n) }
+    }
+}
+
+/// Copy the selected elements of one chunk to the caller's memory;
+/// `chunk` holds the chunk's elements from element `base` on.
 ///
 /// # Safety
 /// `buf` must hold the whole selection in `mem_type` at the selection's imap.
@@ -114,24 +141,16 @@ unsafe fn copy_out(
     sel: &Selection,
     part: &ChunkPart,
     chunk: &[u8],
+    base: usize,
     mem_type: NcType,
     buf: *mut u8,
 ) -> NcResult<bool> {
     let es = layout.elem_size;
-    let ms = type_size(mem_type)? as isize;
     let mut range_error = false;
     for_each_run(sel, &layout.chunks, part, |run| {
-        let src = chunk[run.chunk_off * es..].as_ptr();
-        let src_step = run.chunk_step * es;
-        let dst = unsafe { buf.offset(run.mem_off * ms) };
-        if layout.xtype == NC_STRING {
-            unsafe { get_strings(src, src_step, es, dst as *mut *mut c_char, run.mem_step, run.n) }
-        } else {
-            let bad =
-                unsafe { convert_run(layout.xtype, src, src_step as isize, mem_type, dst, run.mem_step * ms, run.n) }?;
-            range_error |= bad;
-            Ok(())
-        }
+        let src = chunk.get((run.chunk_off - base) * es..).ok_or(NcError::EINTERNAL)?;
+        range_error |= unsafe { copy_run_out(layout, run, src, mem_type, buf) }?;
+        Ok(())
     })?;
     Ok(range_error)
 }
@@ -167,6 +186,88 @@ unsafe fn copy_in(
     Ok(range_error)
 }
 
+/// How to read a chunk part that is not cached. Raw chunks allow reading
+/// only the bytes wanted, which pays when they are few.
+enum PartRead {
+    /// Load the whole chunk (and cache it).
+    Whole,
+    /// One byte range: elements `[first, first + span)` hold them all.
+    Span { first: usize, span: usize },
+    /// A byte range per run (few, small runs far apart).
+    Runs,
+}
+
+/// Most runs worth fetching one by one instead of loading the chunk.
+const MAX_RANGED_RUNS: usize = 64;
+
+fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart) -> PartRead {
+    let chunk_elems = layout.chunk_elems();
+    let (first, last) = part_span(sel, &layout.chunks, part);
+    let span = last - first + 1;
+    if span * 2 <= chunk_elems {
+        return PartRead::Span { first, span };
+    }
+    let nd = part.lo.len();
+    let wanted: usize = part.lo.iter().zip(&part.hi).map(|(lo, hi)| hi - lo + 1).product();
+    let runs = wanted / (part.hi[nd - 1] - part.lo[nd - 1] + 1);
+    if wanted * 4 <= chunk_elems && runs <= MAX_RANGED_RUNS { PartRead::Runs } else { PartRead::Whole }
+}
+
+/// Decode stored bytes in place; a missing chunk reads as fill.
+fn decode_or_fill(layout: &VarLayout, bytes: Option<Vec<u8>>, elems: usize) -> Vec<u8> {
+    match bytes {
+        None => layout.fill.repeat(elems),
+        Some(mut b) => {
+            if layout.swap {
+                swap_bytes(&mut b, layout.elem_size);
+            }
+            b
+        }
+    }
+}
+
+/// Copy a part of an uncached chunk by reading only the bytes it needs.
+///
+/// # Safety
+/// As [`copy_out`].
+unsafe fn copy_out_ranged(
+    store: &dyn Zmap,
+    layout: &VarLayout,
+    sel: &Selection,
+    part: &ChunkPart,
+    plan: PartRead,
+    mem_type: NcType,
+    buf: *mut u8,
+) -> NcResult<bool> {
+    let es = layout.elem_size;
+    let key = layout.chunk_key(&part.idx);
+    match plan {
+        PartRead::Span { first, span } => {
+            let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
+            let bytes = decode_or_fill(layout, bytes, span);
+            unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
+        }
+        PartRead::Runs | PartRead::Whole => {
+            let mut ranges = Vec::new();
+            for_each_run(sel, &layout.chunks, part, |run| {
+                ranges.push(((run.chunk_off * es) as u64, ((run.n - 1) * run.chunk_step + 1) * es));
+                Ok(())
+            })?;
+            let fetched = store.get_ranges(&key, &ranges)?;
+            let mut range_error = false;
+            let mut k = 0;
+            for_each_run(sel, &layout.chunks, part, |run| {
+                let elems = ranges[k].1 / es;
+                let bytes = decode_or_fill(layout, fetched.as_ref().map(|f| f[k].clone()), elems);
+                k += 1;
+                range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
+                Ok(())
+            })?;
+            Ok(range_error)
+        }
+    }
+}
+
 /// Read a checked selection into `buf`. Returns whether a value was out of
 /// range for `mem_type` (every value is delivered regardless).
 ///
@@ -188,7 +289,11 @@ pub unsafe fn read(
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let missing: Vec<Vec<usize>> = {
         let cache = cache_for(ds, grp, varid);
-        parts.iter().filter(|p| !cache.contains(&p.idx)).map(|p| p.idx.clone()).collect()
+        parts
+            .iter()
+            .filter(|p| !cache.contains(&p.idx) && matches!(plan_part_read(&layout, sel, p), PartRead::Whole))
+            .map(|p| p.idx.clone())
+            .collect()
     };
     let fetched: HashMap<Vec<usize>, Vec<u8>> =
         missing.iter().cloned().zip(load_chunks(ds.store.as_ref(), &layout, &missing)?).collect();
@@ -197,9 +302,17 @@ pub unsafe fn read(
     for part in &parts {
         let chunk = match fetched.get(&part.idx) {
             Some(c) => c.as_slice(),
-            None => cache.get(&part.idx).ok_or(NcError::EINTERNAL)?,
+            None => match cache.get(&part.idx) {
+                Some(c) => c,
+                None => {
+                    let plan = plan_part_read(&layout, sel, part);
+                    range_error |=
+                        unsafe { copy_out_ranged(ds.store.as_ref(), &layout, sel, part, plan, mem_type, buf) }?;
+                    continue;
+                }
+            },
         };
-        range_error |= unsafe { copy_out(&layout, sel, part, chunk, mem_type, buf) }?;
+        range_error |= unsafe { copy_out(&layout, sel, part, chunk, 0, mem_type, buf) }?;
     }
     if cache.can_hold(layout.chunk_bytes()) {
         let mut evicted = Vec::new();
@@ -307,17 +420,10 @@ fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> 
 
 /// Write every dirty cached chunk of the dataset to storage.
 pub fn flush(ds: &mut Dataset) -> NcResult<()> {
-    let keys: Vec<(usize, usize)> = ds.caches.keys().copied().collect();
-    for (grp, varid) in keys {
-        let dirty = match ds.caches.get_mut(&(grp, varid)) {
-            Some(cache) => cache.take_dirty(),
-            None => continue,
-        };
-        if dirty.is_empty() {
-            continue;
-        }
-        let layout = VarLayout::of(&ds.model, grp, ds.model.var(grp, varid as i32)?)?;
-        store_all(ds.store.as_ref(), &layout, dirty)?;
+    let Dataset { model, store, caches, .. } = ds;
+    for (&(grp, varid), cache) in caches.iter_mut() {
+        let layout = VarLayout::of(model, grp, model.var(grp, varid as i32)?)?;
+        cache.flush_dirty(|idx, data| store_chunk(store.as_ref(), &layout, idx, data))?;
     }
     Ok(())
 }

@@ -75,6 +75,18 @@ pub fn chunk_parts(sel: &Selection, chunks: &[usize], shape: &[usize]) -> Vec<Ch
     }
 }
 
+/// Chunk element offsets of a part's first and last selected elements: in
+/// C order every selected element lies between them.
+pub fn part_span(sel: &Selection, chunks: &[usize], part: &ChunkPart) -> (usize, usize) {
+    let cstrides = c_order(chunks);
+    let offset = |i: &[usize]| -> usize {
+        (0..chunks.len())
+            .map(|d| (sel.start[d] + i[d] * sel.stride[d] - part.idx[d] * chunks[d]) * cstrides[d] as usize)
+            .sum()
+    };
+    (offset(&part.lo), offset(&part.hi))
+}
+
 /// One run: `n` elements starting at `chunk_off` (stepping `chunk_step`)
 /// in the chunk and at `mem_off` (stepping `mem_step`) in memory; all in
 /// elements.
@@ -152,6 +164,14 @@ mod tests {
         assert!(parts.iter().all(|p| p.covers_chunk), "edge chunks are covered up to the shape");
         let parts = chunk_parts(&sel(&[1, 0], &[2, 4], &[1, 1]), &[2, 4], &[4, 6]);
         assert_eq!(parts.iter().filter(|p| p.covers_chunk).count(), 0);
+    }
+
+    #[test]
+    fn spans() {
+        let s = sel(&[1, 2], &[2, 3], &[1, 1]);
+        let parts = chunk_parts(&s, &[4, 4], &[4, 8]);
+        assert_eq!(part_span(&s, &[4, 4], &parts[0]), (6, 11));
+        assert_eq!(part_span(&s, &[4, 4], &parts[1]), (4, 8));
     }
 
     #[test]

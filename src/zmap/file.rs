@@ -72,6 +72,32 @@ impl Zmap for FileMap {
         }
     }
 
+    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
+        Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut r| r.pop()))
+    }
+
+    /// One open, one `pread` per range.
+    fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
+        use std::os::unix::fs::FileExt;
+        let path = self.path_of(key)?;
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        let mut out = Vec::with_capacity(ranges.len());
+        for &(offset, len) in ranges {
+            let mut buf = vec![0u8; len];
+            match file.read_exact_at(&mut buf, offset) {
+                Ok(()) => out.push(buf),
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Err(NcError::ENCZARR),
+                Err(e) if e.kind() == ErrorKind::IsADirectory => return Ok(None),
+                Err(e) => return Err(NcError::from_io(&e)),
+            }
+        }
+        Ok(Some(out))
+    }
+
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
         if key.is_empty() {
             return Err(NcError::EINVAL);
@@ -196,6 +222,9 @@ mod tests {
         assert_eq!(map.get(".zgroup").unwrap().unwrap(), b"{}");
         assert_eq!(map.get("missing").unwrap(), None);
         assert_eq!(map.get("g").unwrap(), None, "a directory has no content");
+        assert_eq!(map.get_range("g/v/.zarray", 1, 1).unwrap().unwrap(), b"1");
+        assert_eq!(map.get_range("g/v/.zarray", 2, 5), Err(NcError::ENCZARR));
+        assert_eq!(map.get_range("nothing", 0, 1).unwrap(), None);
         assert_eq!(map.list("").unwrap(), vec![".zgroup", "g"]);
         assert_eq!(map.list("g/v").unwrap(), vec![".zarray"]);
         assert_eq!(map.list("nothing").unwrap(), Vec::<String>::new());

@@ -13,6 +13,27 @@ use crate::error::NcResult;
 pub trait Zmap: Send + Sync {
     /// The object stored under `key`, or `None` when there is none.
     fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>>;
+    /// `len` bytes of the object under `key` from byte `offset`; `None`
+    /// when there is no object. Reading past its end is NC_ENCZARR (a
+    /// truncated chunk). Drivers that can read a range directly override
+    /// this whole-object default.
+    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
+        let Some(data) = self.get(key)? else { return Ok(None) };
+        let start = usize::try_from(offset).map_err(|_| crate::error::NcError::ENCZARR)?;
+        data.get(start..start + len).map(|s| Some(s.to_vec())).ok_or(crate::error::NcError::ENCZARR)
+    }
+    /// Several byte ranges of one object (`None` when there is none).
+    fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
+        let mut out = Vec::with_capacity(ranges.len());
+        for &(offset, len) in ranges {
+            match self.get_range(key, offset, len)? {
+                Some(bytes) => out.push(bytes),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// Store `data` under `key`, replacing any previous object atomically.
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()>;
     /// Remove the object under `key`; a missing object is not an error.
