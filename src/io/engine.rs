@@ -189,6 +189,10 @@ unsafe fn copy_in(
 /// How to read a chunk part that is not cached. Raw chunks allow reading
 /// only the bytes wanted, which pays when they are few.
 enum PartRead {
+    /// Read the selected bytes straight into the caller's buffer: the
+    /// chunk is raw, no conversion is needed and every run is contiguous
+    /// on both sides.
+    Direct,
     /// Load the whole chunk (and cache it).
     Whole,
     /// One byte range: elements `[first, first + span)` hold them all.
@@ -200,14 +204,18 @@ enum PartRead {
 /// Most runs worth fetching one by one instead of loading the chunk.
 const MAX_RANGED_RUNS: usize = 64;
 
-fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart) -> PartRead {
+fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
+    let nd = sel.count.len();
+    let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
+    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 {
+        return PartRead::Direct;
+    }
     let chunk_elems = layout.chunk_elems();
     let (first, last) = part_span(sel, &layout.chunks, part);
     let span = last - first + 1;
     if span * 2 <= chunk_elems {
         return PartRead::Span { first, span };
     }
-    let nd = part.lo.len();
     let wanted: usize = part.lo.iter().zip(&part.hi).map(|(lo, hi)| hi - lo + 1).product();
     let runs = wanted / (part.hi[nd - 1] - part.lo[nd - 1] + 1);
     if wanted * 4 <= chunk_elems && runs <= MAX_RANGED_RUNS { PartRead::Runs } else { PartRead::Whole }
@@ -242,6 +250,22 @@ unsafe fn copy_out_ranged(
     let es = layout.elem_size;
     let key = layout.chunk_key(&part.idx);
     match plan {
+        PartRead::Direct => {
+            let mut segments = Vec::new();
+            for_each_run(sel, &layout.chunks, part, |run| {
+                // SAFETY: the run's destination lies inside the caller's
+                // buffer, and distinct runs never overlap.
+                let dst = unsafe { std::slice::from_raw_parts_mut(buf.offset(run.mem_off * es as isize), run.n * es) };
+                segments.push(((run.chunk_off * es) as u64, dst));
+                Ok(())
+            })?;
+            if !store.read_into(&key, &mut segments)? {
+                for (_, dst) in segments.iter_mut() {
+                    dst.chunks_exact_mut(es).for_each(|e| e.copy_from_slice(&layout.fill));
+                }
+            }
+            Ok(false)
+        }
         PartRead::Span { first, span } => {
             let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
             let bytes = decode_or_fill(layout, bytes, span);
@@ -291,7 +315,7 @@ pub unsafe fn read(
         let cache = cache_for(ds, grp, varid);
         parts
             .iter()
-            .filter(|p| !cache.contains(&p.idx) && matches!(plan_part_read(&layout, sel, p), PartRead::Whole))
+            .filter(|p| !cache.contains(&p.idx) && matches!(plan_part_read(&layout, sel, p, mem_type), PartRead::Whole))
             .map(|p| p.idx.clone())
             .collect()
     };
@@ -305,7 +329,7 @@ pub unsafe fn read(
             None => match cache.get(&part.idx) {
                 Some(c) => c,
                 None => {
-                    let plan = plan_part_read(&layout, sel, part);
+                    let plan = plan_part_read(&layout, sel, part, mem_type);
                     range_error |=
                         unsafe { copy_out_ranged(ds.store.as_ref(), &layout, sel, part, plan, mem_type, buf) }?;
                     continue;

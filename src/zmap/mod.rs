@@ -34,6 +34,18 @@ pub trait Zmap: Send + Sync {
         Ok(Some(out))
     }
 
+    /// Read byte ranges of one object straight into the given buffers
+    /// (offset, destination). Returns false, touching nothing, when there
+    /// is no object.
+    fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
+        let Some(parts) = self.get_ranges(key, &ranges)? else { return Ok(false) };
+        for ((_, dst), src) in segments.iter_mut().zip(parts) {
+            dst.copy_from_slice(&src);
+        }
+        Ok(true)
+    }
+
     /// Store `data` under `key`, replacing any previous object atomically.
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()>;
     /// Remove the object under `key`; a missing object is not an error.
