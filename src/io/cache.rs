@@ -123,14 +123,14 @@ impl ChunkCache {
         out
     }
 
-    /// Hand every dirty chunk to `write` (without copying it); each one
-    /// written becomes clean and stays cached.
-    pub fn flush_dirty(&mut self, mut write: impl FnMut(&[usize], &[u8]) -> NcResult<()>) -> NcResult<()> {
-        for (idx, e) in self.entries.iter_mut().filter(|(_, e)| e.dirty) {
-            write(idx, &e.data)?;
-            e.dirty = false;
-        }
-        Ok(())
+    /// The dirty chunks, borrowed (to be written; then [`Self::mark_clean`]).
+    pub fn dirty(&self) -> Vec<(&[usize], &[u8])> {
+        self.entries.iter().filter(|(_, e)| e.dirty).map(|(k, e)| (k.as_slice(), e.data.as_slice())).collect()
+    }
+
+    /// Every cached chunk now matches storage.
+    pub fn mark_clean(&mut self) {
+        self.entries.values_mut().for_each(|e| e.dirty = false);
     }
 
     /// Forget everything (dirty chunks are lost: `nc_abort`).
@@ -163,16 +163,11 @@ mod tests {
         let mut c = ChunkCache::new(CacheSettings { size: 1000, nelems: 2, preemption: 0.5 });
         c.insert(vec![0], vec![0], true);
         c.insert(vec![1], vec![1], true);
-        let mut written = Vec::new();
-        c.flush_dirty(|idx, data| {
-            written.push((idx.to_vec(), data.to_vec()));
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(written.len(), 2);
-        c.flush_dirty(|_, _| panic!("nothing is dirty any more")).unwrap();
+        assert_eq!(c.dirty().len(), 2);
+        c.mark_clean();
+        assert!(c.dirty().is_empty());
         let evicted = c.insert(vec![2], vec![2], false);
-        assert!(evicted.is_empty(), "clean after flush_dirty");
+        assert!(evicted.is_empty(), "clean after mark_clean");
         assert!(!c.contains(&[0]));
         assert_eq!(check(&CacheSettings { size: 1, nelems: 1, preemption: 1.5 }), Err(NcError::EINVAL));
     }

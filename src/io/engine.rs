@@ -19,8 +19,8 @@ use crate::error::{NcError, NcResult};
 use crate::types::*;
 use crate::zmap::Zmap;
 
-/// Most threads one request uses to fetch chunks.
-const MAX_FETCH_THREADS: usize = 8;
+/// Most threads one request uses to fetch or store chunks.
+const MAX_THREADS: usize = 8;
 
 /// Checks shared by reads and writes; leaves define mode as netCDF-4 does.
 fn prepare(ds: &mut Dataset, grp: usize, varid: i32, mem_type: NcType) -> NcResult<NcType> {
@@ -72,33 +72,40 @@ fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> N
     chunks.into_iter().try_for_each(|(idx, data)| store_chunk(store, layout, &idx, &data))
 }
 
-/// Fetch several chunks, on scoped threads when there is more than one
-/// (no thread outlives the call, so a fork between calls is safe).
-fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) -> NcResult<Vec<Vec<u8>>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_FETCH_THREADS).min(idxs.len());
+/// Apply `f` to every item, on scoped threads when there is more than
+/// one (no thread outlives the call, so a fork between calls is safe).
+/// Results keep the items' order; the first error wins.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS).min(items.len());
     if threads <= 1 {
-        return idxs.iter().map(|idx| load_chunk(store, layout, idx)).collect();
+        return items.iter().map(f).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<NcResult<Vec<u8>>>> = (0..idxs.len()).map(|_| None).collect();
-    let slots = std::sync::Mutex::new(&mut results);
+    let results: std::sync::Mutex<Vec<Option<NcResult<R>>>> =
+        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= idxs.len() {
+                    if i >= items.len() {
                         break;
                     }
-                    let r = load_chunk(store, layout, &idxs[i]);
-                    if let Ok(mut slots) = slots.lock() {
-                        slots[i] = Some(r);
+                    let r = f(&items[i]);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(r);
                     }
                 }
             });
         }
     });
+    let results = results.into_inner().map_err(|_| NcError::EINTERNAL)?;
     results.into_iter().map(|r| r.unwrap_or(Err(NcError::EINTERNAL))).collect()
+}
+
+/// Fetch several whole chunks, in parallel.
+fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) -> NcResult<Vec<Vec<u8>>> {
+    in_parallel(idxs, |idx| load_chunk(store, layout, idx))
 }
 
 fn cache_for(ds: &mut Dataset, grp: usize, varid: i32) -> &mut ChunkCache {
@@ -446,8 +453,13 @@ fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> 
 pub fn flush(ds: &mut Dataset) -> NcResult<()> {
     let Dataset { model, store, caches, .. } = ds;
     for (&(grp, varid), cache) in caches.iter_mut() {
+        let dirty = cache.dirty();
+        if dirty.is_empty() {
+            continue;
+        }
         let layout = VarLayout::of(model, grp, model.var(grp, varid as i32)?)?;
-        cache.flush_dirty(|idx, data| store_chunk(store.as_ref(), &layout, idx, data))?;
+        in_parallel(&dirty, |(idx, data)| store_chunk(store.as_ref(), &layout, idx, data))?;
+        cache.mark_clean();
     }
     Ok(())
 }
