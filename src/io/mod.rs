@@ -3,10 +3,13 @@
 //! together.
 
 pub mod cache;
+pub mod chunk_io;
+pub mod copy;
 pub mod element;
 pub mod engine;
 pub mod grid;
 pub mod layout;
+mod read;
 pub mod selection;
 
 pub use cache::{CacheSettings, ChunkCache};

@@ -1,0 +1,92 @@
+//! Chunks between storage and memory: load (decode) and store (encode)
+//! whole chunks, on scoped threads when there are several.
+
+use super::cache::DirtyChunk;
+use super::element::swap_bytes;
+use super::layout::VarLayout;
+use crate::error::{NcError, NcResult};
+use crate::zmap::Zmap;
+
+/// Most threads one request uses to fetch or store chunks.
+const MAX_THREADS: usize = 8;
+
+/// Read one stored chunk, decoded; a missing chunk is all fill.
+pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResult<Vec<u8>> {
+    match store.get(&layout.chunk_key(idx))? {
+        None => Ok(layout.fill_chunk()),
+        Some(mut data) => {
+            if data.len() != layout.chunk_bytes() {
+                // Truncated or foreign: never hand out misaligned bytes.
+                return Err(NcError::ENCZARR);
+            }
+            if layout.swap {
+                swap_bytes(&mut data, layout.elem_size);
+            }
+            Ok(data)
+        }
+    }
+}
+
+/// Write one chunk, encoded.
+pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
+    if layout.swap {
+        let mut swapped = data.to_vec();
+        swap_bytes(&mut swapped, layout.elem_size);
+        store.put(&layout.chunk_key(idx), &swapped)
+    } else {
+        store.put(&layout.chunk_key(idx), data)
+    }
+}
+
+pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> NcResult<()> {
+    chunks.into_iter().try_for_each(|(idx, data)| store_chunk(store, layout, &idx, &data))
+}
+
+/// Apply `f` to every item, on scoped threads when there is more than
+/// one (no thread outlives the call, so a fork between calls is safe).
+/// Results keep the items' order; the first error wins.
+pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS).min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<NcResult<R>>>> =
+        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= items.len() {
+                        break;
+                    }
+                    let r = f(&items[i]);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().map_err(|_| NcError::EINTERNAL)?;
+    results.into_iter().map(|r| r.unwrap_or(Err(NcError::EINTERNAL))).collect()
+}
+
+/// Fetch several whole chunks, in parallel.
+pub fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) -> NcResult<Vec<Vec<u8>>> {
+    in_parallel(idxs, |idx| load_chunk(store, layout, idx))
+}
+
+/// Decode stored bytes in place; a missing chunk reads as fill.
+pub fn decode_or_fill(layout: &VarLayout, bytes: Option<Vec<u8>>, elems: usize) -> Vec<u8> {
+    match bytes {
+        None => layout.fill.repeat(elems),
+        Some(mut b) => {
+            if layout.swap {
+                swap_bytes(&mut b, layout.elem_size);
+            }
+            b
+        }
+    }
+}

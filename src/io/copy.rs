@@ -1,0 +1,115 @@
+//! Copying a chunk part between a chunk buffer and the caller's memory,
+//! run by run, converting types as it goes.
+
+use std::ffi::c_char;
+
+use super::element::{convert_run, get_strings, put_strings, strings_fit};
+use super::grid::{ChunkPart, Run, for_each_run};
+use super::layout::VarLayout;
+use super::selection::Selection;
+use crate::error::{NcError, NcResult};
+use crate::types::*;
+
+/// Copy one run from chunk bytes starting at the run's first element.
+///
+/// # Safety
+/// `buf` must hold the run's elements in `mem_type` at its offsets.
+pub unsafe fn copy_run_out(layout: &VarLayout, run: Run, src: &[u8], mem_type: NcType, buf: *mut u8) -> NcResult<bool> {
+    let es = layout.elem_size;
+    let ms = type_size(mem_type)? as isize;
+    let step = run.chunk_step * es;
+    if src.len() < ((run.n - 1) * run.chunk_step + 1) * es {
+        return Err(NcError::EINTERNAL);
+    }
+    let dst = unsafe { buf.offset(run.mem_off * ms) };
+    if layout.xtype == NC_STRING {
+        unsafe { get_strings(src.as_ptr(), step, es, dst as *mut *mut c_char, run.mem_step, run.n) }?;
+        Ok(false)
+    } else {
+        unsafe { convert_run(layout.xtype, src.as_ptr(), step as isize, mem_type, dst, run.mem_step * ms, run.n) }
+    }
+}
+
+/// Copy the selected elements of one chunk to the caller's memory;
+/// `chunk` holds the chunk's elements from element `base` on.
+///
+/// # Safety
+/// `buf` must hold the whole selection in `mem_type` at the selection's imap.
+pub unsafe fn copy_out(
+    layout: &VarLayout,
+    sel: &Selection,
+    part: &ChunkPart,
+    chunk: &[u8],
+    base: usize,
+    mem_type: NcType,
+    buf: *mut u8,
+) -> NcResult<bool> {
+    let es = layout.elem_size;
+    let mut range_error = false;
+    for_each_run(sel, &layout.chunks, part, |run| {
+        let src = chunk.get((run.chunk_off - base) * es..).ok_or(NcError::EINTERNAL)?;
+        range_error |= unsafe { copy_run_out(layout, run, src, mem_type, buf) }?;
+        Ok(())
+    })?;
+    Ok(range_error)
+}
+
+/// Copy the caller's values for one chunk part into the chunk.
+///
+/// # Safety
+/// `buf` must hold the whole selection in `mem_type` at the selection's imap.
+pub unsafe fn copy_in(
+    layout: &VarLayout,
+    sel: &Selection,
+    part: &ChunkPart,
+    chunk: &mut [u8],
+    mem_type: NcType,
+    buf: *const u8,
+) -> NcResult<bool> {
+    let es = layout.elem_size;
+    let ms = type_size(mem_type)? as isize;
+    let mut range_error = false;
+    for_each_run(sel, &layout.chunks, part, |run| {
+        let dst = chunk[run.chunk_off * es..].as_mut_ptr();
+        let dst_step = run.chunk_step * es;
+        let src = unsafe { buf.offset(run.mem_off * ms) };
+        if layout.xtype == NC_STRING {
+            unsafe { put_strings(src as *const *const c_char, run.mem_step, dst, dst_step, es, run.n) }
+        } else {
+            let bad =
+                unsafe { convert_run(mem_type, src, run.mem_step * ms, layout.xtype, dst, dst_step as isize, run.n) }?;
+            range_error |= bad;
+            Ok(())
+        }
+    })?;
+    Ok(range_error)
+}
+
+/// Do all the strings of a selection fit the variable's width?
+///
+/// # Safety
+/// `buf` must hold one C string pointer (or NULL) per selected element at
+/// the selection's imap.
+pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width: usize) -> bool {
+    let nd = sel.count.len();
+    let mut i = vec![0usize; nd];
+    loop {
+        let off: isize = (0..nd - 1).map(|d| i[d] as isize * sel.imap[d]).sum();
+        let row = unsafe { buf.offset(off) };
+        if !unsafe { strings_fit(row, sel.imap[nd - 1], sel.count[nd - 1], width) } {
+            return false;
+        }
+        let mut d = nd - 1;
+        loop {
+            if d == 0 {
+                return true;
+            }
+            d -= 1;
+            i[d] += 1;
+            if i[d] < sel.count[d] {
+                break;
+            }
+            i[d] = 0;
+        }
+    }
+}
