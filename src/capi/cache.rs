@@ -4,6 +4,7 @@
 use std::ffi::c_int;
 
 use super::{guard, put};
+use crate::error::NcError;
 use crate::io::cache::{CacheSettings, default_settings, set_default_settings};
 use crate::io::engine;
 use crate::registry;
@@ -59,6 +60,84 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
             put(sizep, s.size);
             put(nelemsp, s.nelems);
             put(preemptionp, s.preemption);
+        }
+        Ok(())
+    })
+}
+
+const MEGABYTE: usize = 1 << 20;
+
+/// `nc_set_chunk_cache` for Fortran: size in bytes, preemption in percent.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_chunk_cache_ints(size: c_int, nelems: c_int, preemption: c_int) -> c_int {
+    guard(|| {
+        if size <= 0 || nelems <= 0 || !(0..=100).contains(&preemption) {
+            return Err(NcError::EINVAL);
+        }
+        set_default_settings(CacheSettings {
+            size: size as usize,
+            nelems: nelems as usize,
+            preemption: preemption as f32 / 100.0,
+        })
+    })
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_chunk_cache_ints(
+    sizep: *mut c_int,
+    nelemsp: *mut c_int,
+    preemptionp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let s = default_settings();
+        unsafe {
+            put(sizep, c_int::try_from(s.size).unwrap_or(c_int::MAX));
+            put(nelemsp, c_int::try_from(s.nelems).unwrap_or(c_int::MAX));
+            put(preemptionp, (s.preemption * 100.0) as c_int);
+        }
+        Ok(())
+    })
+}
+
+/// `nc_set_var_chunk_cache` for Fortran: size in MiB, preemption in
+/// percent; a negative argument keeps that setting's default.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_var_chunk_cache_ints(
+    ncid: c_int,
+    varid: c_int,
+    size: c_int,
+    nelems: c_int,
+    preemption: c_int,
+) -> c_int {
+    guard(|| {
+        let d = default_settings();
+        let settings = CacheSettings {
+            size: if size >= 0 { size as usize * MEGABYTE } else { d.size },
+            nelems: if nelems >= 0 { nelems as usize } else { d.nelems },
+            preemption: if preemption >= 0 { preemption as f32 / 100.0 } else { d.preemption },
+        };
+        registry::with(ncid, |ds, grp| engine::set_var_cache(ds, grp, varid, settings))
+    })
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(
+    ncid: c_int,
+    varid: c_int,
+    sizep: *mut c_int,
+    nelemsp: *mut c_int,
+    preemptionp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        let s = registry::with(ncid, |ds, grp| engine::var_cache(ds, grp, varid))?;
+        unsafe {
+            put(sizep, c_int::try_from(s.size / MEGABYTE).unwrap_or(c_int::MAX));
+            put(nelemsp, c_int::try_from(s.nelems).unwrap_or(c_int::MAX));
+            put(preemptionp, (s.preemption * 100.0) as c_int);
         }
         Ok(())
     })

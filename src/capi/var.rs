@@ -160,6 +160,57 @@ pub unsafe extern "C" fn nc_def_var_chunking(
     })
 }
 
+/// `nc_def_var_chunking` with int chunk sizes (netcdf_f.h, for Fortran).
+///
+/// # Safety
+/// `chunksizesp` NULL or one int per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_def_var_chunking_ints(
+    ncid: c_int,
+    varid: c_int,
+    contiguous: c_int,
+    chunksizesp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let ndims = ds.model.var(grp, varid)?.dimids.len();
+            let chunks = if chunksizesp.is_null() {
+                None
+            } else {
+                let ints = unsafe { read_array(chunksizesp as *const c_int, ndims) }?;
+                let sizes = ints.iter().map(|&c| usize::try_from(c).map_err(|_| NcError::EINVAL));
+                Some(sizes.collect::<Result<Vec<_>, _>>()?)
+            };
+            ds.model.def_var_chunking(grp, varid, contiguous, chunks.as_deref())
+        })
+    })
+}
+
+/// `nc_inq_var_chunking` with int chunk sizes (netcdf_f.h, for Fortran).
+///
+/// # Safety
+/// `contiguousp` NULL or writable; `chunksizesp` NULL or one int per dimension.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_chunking_ints(
+    ncid: c_int,
+    varid: c_int,
+    contiguousp: *mut c_int,
+    chunksizesp: *mut c_int,
+) -> c_int {
+    guard(|| {
+        registry::with(ncid, |ds, grp| {
+            let var = ds.model.var(grp, varid)?;
+            let chunks = var.chunks.iter().map(|&c| c_int::try_from(c).map_err(|_| NcError::ERANGE));
+            let chunks = chunks.collect::<Result<Vec<_>, _>>()?;
+            unsafe {
+                put(contiguousp, NC_CHUNKED);
+                put_slice(chunksizesp, &chunks);
+            }
+            Ok(())
+        })
+    })
+}
+
 /// Every variable is stored chunked (contiguous requests become one chunk),
 /// so this reports NC_CHUNKED and the chunk shape, as netcdf-c's NCZarr does.
 ///
