@@ -29,6 +29,14 @@ int main(void)
     CHECK(nc_put_att_double(ncid, tas, "scale_factor", NC_DOUBLE, 1, &scale));
     CHECK(nc_put_att_text(ncid, NC_GLOBAL, "title", 10, "quickstart"));
     CHECK(nc_def_grp(ncid, "forecast", &grp));
+
+    /* Write two time steps (the unlimited dimension grows). */
+    float field[2][3][4];
+    for (int t = 0; t < 2; t++)
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 4; x++) field[t][y][x] = 270.0f + t * 10 + y + 0.25f * x;
+    size_t start[3] = {0, 0, 0}, count[3] = {2, 3, 4};
+    CHECK(nc_put_vara_float(ncid, tas, start, count, &field[0][0][0]));
     CHECK(nc_close(ncid));
 
     /* Read it back. */
@@ -47,6 +55,10 @@ int main(void)
     CHECK(nc_get_att_text(ncid, 0, "units", units));
     CHECK(nc_get_att_double(ncid, 0, "scale_factor", &scale));
     printf("  var %s: type %d, %d dims, units \"%s\", scale_factor %g\n", name, type, ndims, units, scale);
+    float value;
+    size_t index[3] = {1, 2, 3};
+    CHECK(nc_get_var1_float(ncid, 0, index, &value));
+    printf("  tas[1][2][3] = %g\n", value);
     CHECK(nc_inq_grps(ncid, &ngrps, &grp));
     CHECK(nc_inq_grpname(grp, name));
     printf("  group %s\n", name);
