@@ -107,6 +107,7 @@ impl Dataset {
             pure_zarr: self.url.pure_zarr(),
             xarray_dims: self.url.xarray_dims(),
             ncproperties: self.ncproperties.clone().unwrap_or_else(our_ncproperties),
+            consolidated: !self.url.has_mode("noconsolidated"),
         }
     }
 

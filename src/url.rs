@@ -76,7 +76,7 @@ impl DatasetUrl {
 
 /// Mode tokens we understand. Anything else in `mode=` is NC_EINVAL, so a
 /// typo in a storage name is reported instead of silently ignored.
-const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2"];
+const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "consolidated", "noconsolidated"];
 const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3"];
 /// Formats netcdf-c can select that this library does not build.
 const UNBUILT_FORMATS: &[&str] =

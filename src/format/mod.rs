@@ -5,5 +5,7 @@ pub mod attrs;
 pub mod dtype;
 pub mod json;
 pub mod nczarr;
+pub mod read;
 
-pub use nczarr::{ReadResult, WriteOptions, read_dataset, write_dataset};
+pub use nczarr::{WriteOptions, write_dataset};
+pub use read::{ReadResult, read_dataset};

@@ -5,11 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::attrs::{JSON_DTYPE, decode_inferred, decode_typed, encode};
-use super::dtype::{dtype_for, parse_dtype};
+use super::attrs::{JSON_DTYPE, encode};
+use super::dtype::dtype_for;
 use super::json;
-use crate::error::{NcError, NcResult};
-use crate::model::attrs::FILL_VALUE;
+use super::read::ZMETADATA;
+use crate::error::NcResult;
 use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
@@ -26,11 +26,6 @@ const DEFAULT_MAXSTRLEN: &str = "_nczarr_default_maxstrlen";
 /// Width of NC_STRING values when no attribute sets one (netcdf-c's).
 pub const DEFAULT_STRING_WIDTH: usize = 128;
 
-/// Keys in `.zattrs` that are the format's, not the user's.
-fn is_format_key(key: &str) -> bool {
-    matches!(key, SUPERBLOCK | GROUP | ARRAY | ATTR | XARRAY_DIMS | NCPROPERTIES)
-}
-
 pub struct WriteOptions {
     /// `mode=zarr`: leave out the `_nczarr_*` attributes.
     pub pure_zarr: bool,
@@ -38,6 +33,9 @@ pub struct WriteOptions {
     pub xarray_dims: bool,
     /// The `_NCProperties` text for the root group.
     pub ncproperties: String,
+    /// Also write consolidated metadata (`.zmetadata`), so readers open
+    /// the whole tree in one read. When off, a stale one is removed.
+    pub consolidated: bool,
 }
 
 // ---------------------------------------------------------------------
@@ -47,11 +45,18 @@ pub struct WriteOptions {
 /// Write every group's and variable's metadata. (Objects of renamed
 /// variables and groups were moved when they were renamed.)
 pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -> NcResult<()> {
+    let mut out = Writer { store, consolidated: Map::new() };
     for g in 0..model.groups.len() {
-        write_group(model, store, g, opts)?;
+        write_group(model, &mut out, g, opts)?;
         for v in 0..model.groups[g].vars.len() {
-            write_var(model, store, g, v, opts)?;
+            write_var(model, &mut out, g, v, opts)?;
         }
+    }
+    if opts.consolidated {
+        let zmetadata = json!({"metadata": out.consolidated, "zarr_consolidated_format": 1});
+        store.put(ZMETADATA, &json::to_bytes(&zmetadata))?;
+    } else {
+        store.delete(ZMETADATA)?;
     }
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
@@ -76,14 +81,24 @@ fn encode_attrs(atts: &[Attr]) -> (Map<String, Value>, Map<String, Value>) {
     (values, types)
 }
 
-fn write_json(store: &dyn Zmap, key: &str, value: &Value) -> NcResult<()> {
-    store.put(key, &json::to_bytes(value))
+/// Writes metadata objects and remembers them for `.zmetadata`.
+struct Writer<'a> {
+    store: &'a dyn Zmap,
+    consolidated: Map<String, Value>,
 }
 
-fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -> NcResult<()> {
+impl Writer<'_> {
+    fn put(&mut self, key: &str, value: Value) -> NcResult<()> {
+        self.store.put(key, &json::to_bytes(&value))?;
+        self.consolidated.insert(key.to_string(), value);
+        Ok(())
+    }
+}
+
+fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -> NcResult<()> {
     let group = &model.groups[g];
     let gkey = model.group_key(g);
-    write_json(store, &join(&gkey, ".zgroup"), &json!({"zarr_format": 2}))?;
+    out.put(&join(&gkey, ".zgroup"), json!({"zarr_format": 2}))?;
 
     let mut zattrs = Map::new();
     let (user, mut types) = encode_attrs(&group.atts);
@@ -110,7 +125,7 @@ fn write_group(model: &Model, store: &dyn Zmap, g: usize, opts: &WriteOptions) -
         types.insert(ATTR.into(), json!(JSON_DTYPE));
         zattrs.insert(ATTR.into(), json!({"types": types}));
     }
-    write_json(store, &join(&gkey, ".zattrs"), &Value::Object(zattrs))
+    out.put(&join(&gkey, ".zattrs"), Value::Object(zattrs))
 }
 
 /// The fixed width NC_STRING values are stored with.
@@ -138,7 +153,7 @@ fn fill_json(fill: &Values) -> Value {
     }
 }
 
-fn write_var(model: &Model, store: &dyn Zmap, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
+fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
     let var = &model.groups[g].vars[v];
     let vkey = join(&model.group_key(g), &var.name);
     let scalar = var.dimids.is_empty();
@@ -166,7 +181,7 @@ fn write_var(model: &Model, store: &dyn Zmap, g: usize, v: usize, opts: &WriteOp
     if var.dim_separator != '.' {
         zarray["dimension_separator"] = json!(var.dim_separator.to_string());
     }
-    write_json(store, &join(&vkey, ".zarray"), &zarray)?;
+    out.put(&join(&vkey, ".zarray"), zarray)?;
 
     let (mut zattrs, mut types) = encode_attrs(&var.atts);
     let all_dims_in_root = var.dimids.iter().all(|&d| model.dims[d].group == 0);
@@ -188,247 +203,18 @@ fn write_var(model: &Model, store: &dyn Zmap, g: usize, v: usize, opts: &WriteOp
         types.insert(ATTR.into(), json!(JSON_DTYPE));
         zattrs.insert(ATTR.into(), json!({"types": types}));
     }
-    write_json(store, &join(&vkey, ".zattrs"), &Value::Object(zattrs))
+    out.put(&join(&vkey, ".zattrs"), Value::Object(zattrs))
 }
 
 // ---------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------
 
-pub struct ReadResult {
-    pub model: Model,
-    /// The root group's `_NCProperties`, if present.
-    pub ncproperties: Option<String>,
-}
-
-fn read_json(store: &dyn Zmap, key: &str) -> NcResult<Option<Value>> {
-    match store.get(key)? {
-        Some(bytes) => json::parse(&bytes).map(Some),
-        None => Ok(None),
-    }
-}
-
-fn read_object(store: &dyn Zmap, key: &str) -> NcResult<Map<String, Value>> {
-    match read_json(store, key)? {
-        None => Ok(Map::new()),
-        Some(Value::Object(m)) => Ok(m),
-        Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-/// `key` or its older spelling.
-fn field<'a>(m: &'a Map<String, Value>, key: &str, alias: &str) -> Option<&'a Value> {
-    m.get(key).or_else(|| m.get(alias))
-}
-
-fn as_usize(v: &Value) -> NcResult<usize> {
-    v.as_u64().map(|n| n as usize).ok_or(NcError::ENCZARR)
-}
-
-fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
-    match v {
-        Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
-        _ => Err(NcError::ENCZARR),
-    }
-}
-
-fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
-    match v {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => {
-            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
-        }
-        Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-/// Read a dataset written in the current NCZarr layout.
-pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
-    if store.get(".zgroup")?.is_none() {
-        return Err(NcError::ENOTNC);
-    }
-    let root_attrs = read_object(store, ".zattrs")?;
-    if !root_attrs.contains_key(SUPERBLOCK) {
-        // Older NCZarr layouts and pure Zarr are read by the interop
-        // readers; this reader knows only the current layout.
-        return Err(NcError::ENOTNC);
-    }
-    let ncproperties = root_attrs.get(NCPROPERTIES).and_then(|v| v.as_str()).map(str::to_string);
-    let mut model = Model::new(writable);
-    let mut pending_vars = Vec::new();
-    read_group(store, &mut model, 0, root_attrs, &mut pending_vars)?;
-    for (g, name) in pending_vars {
-        read_var(store, &mut model, g, &name)?;
-    }
-    for g in 0..model.groups.len() {
-        model.groups[g].stored_path = Some(model.group_key(g));
-    }
-    Ok(ReadResult { model, ncproperties })
-}
-
-/// Decode the user attributes of a `.zattrs` map.
-fn user_attrs(zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
-    let types = zattrs.get(ATTR).and_then(|a| a.get("types")).and_then(|t| t.as_object());
-    let mut out = Vec::new();
-    for (name, value) in zattrs {
-        if is_format_key(name) {
-            continue;
-        }
-        let values = match (name.as_str(), fill_type, types.and_then(|t| t.get(name)).and_then(|t| t.as_str())) {
-            (FILL_VALUE, Some(t), _) => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
-            (_, _, Some(dtype)) => decode_typed(value, dtype)?,
-            _ => decode_inferred(value)?,
-        };
-        out.push(Attr { name: name.clone(), values });
-    }
-    Ok(out)
-}
-
-fn read_group(
-    store: &dyn Zmap,
-    model: &mut Model,
-    g: usize,
-    zattrs: Map<String, Value>,
-    pending_vars: &mut Vec<(usize, String)>,
-) -> NcResult<()> {
-    let info = zattrs.get(GROUP).and_then(|v| v.as_object()).ok_or(NcError::ENCZARR)?;
-    if let Some(dims) = field(info, "dimensions", "dims") {
-        let dims = dims.as_object().ok_or(NcError::ENCZARR)?;
-        for (name, spec) in dims {
-            let (len, unlimited) = match spec {
-                Value::Object(o) => (
-                    o.get("size").map(as_usize).transpose()?.unwrap_or(0),
-                    o.get("unlimited").and_then(|u| u.as_u64()).unwrap_or(0) != 0,
-                ),
-                other => (as_usize(other)?, false),
-            };
-            let dimid = model.dims.len();
-            model.dims.push(crate::model::Dim { name: name.clone(), len, unlimited, group: g });
-            model.groups[g].dims.push(dimid);
-        }
-    }
-    model.groups[g].atts = user_attrs(&zattrs, None)?;
-    for name in name_list(field(info, "arrays", "vars"))? {
-        pending_vars.push((g, name));
-    }
-    for name in name_list(info.get("groups"))? {
-        crate::model::names::check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
-        let child = model.groups.len();
-        model.groups.push(crate::model::Group {
-            name: name.clone(),
-            parent: Some(g),
-            children: Vec::new(),
-            dims: Vec::new(),
-            vars: Vec::new(),
-            atts: Vec::new(),
-            stored_path: None,
-        });
-        model.groups[g].children.push(child);
-        let key = model.group_key(child);
-        let child_attrs = read_object(store, &join(&key, ".zattrs"))?;
-        read_group(store, model, child, child_attrs, pending_vars)?;
-    }
-    Ok(())
-}
-
-fn read_var(store: &dyn Zmap, model: &mut Model, g: usize, name: &str) -> NcResult<()> {
-    crate::model::names::check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
-    let vkey = join(&model.group_key(g), name);
-    let zarray = read_object(store, &join(&vkey, ".zarray"))?;
-    let zattrs = read_object(store, &join(&vkey, ".zattrs"))?;
-    let dtype = parse_dtype(zarray.get("dtype").and_then(|d| d.as_str()).ok_or(NcError::ENCZARR)?)?;
-    let shape = usize_list(zarray.get("shape"))?;
-    let chunks = usize_list(zarray.get("chunks"))?;
-    let info = zattrs.get(ARRAY).and_then(|v| v.as_object()).ok_or(NcError::ENCZARR)?;
-    let refs = name_list(field(info, "dimension_references", "dimrefs"))?;
-    let scalar = refs.is_empty();
-    if chunks.len() != shape.len() || (!scalar && refs.len() != shape.len()) {
-        return Err(NcError::ENCZARR);
-    }
-    let mut dimids = Vec::with_capacity(refs.len());
-    for (i, r) in refs.iter().enumerate() {
-        let d = model.find_dim(0, r).map_err(|_| NcError::ENCZARR)?;
-        let dim = &mut model.dims[d];
-        if dim.unlimited {
-            dim.len = dim.len.max(shape[i]);
-        } else if dim.len != shape[i] {
-            return Err(NcError::ENCZARR);
-        }
-        dimids.push(d);
-    }
-    let (no_fill, fill) = match zarray.get("fill_value") {
-        // netcdf-c reports zeros as the fill value of a NOFILL variable it
-        // opened (and reads zeros where nothing was written).
-        None | Some(Value::Null) => (true, zero_of(dtype.xtype)?),
-        Some(v) => (false, decode_fill(v, dtype.xtype)?),
-    };
-    let var = Var {
-        name: name.to_string(),
-        xtype: dtype.xtype,
-        dimids,
-        atts: user_attrs(&zattrs, Some(dtype.xtype))?,
-        chunks: if scalar { Vec::new() } else { chunks },
-        no_fill,
-        fill: Some(fill),
-        endianness: dtype.endianness,
-        created: true,
-        written: false,
-        stored_path: Some(vkey),
-        string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
-        codecs: read_codecs(&zarray)?,
-        dim_separator: read_separator(&zarray)?,
-    };
-    model.groups[g].vars.push(var);
-    Ok(())
-}
-
-/// The codec chain of an array: its `filters`, then its `compressor`.
-fn read_codecs(zarray: &Map<String, Value>) -> NcResult<Vec<Value>> {
-    let mut chain = match zarray.get("filters") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.clone(),
-        Some(_) => return Err(NcError::ENCZARR),
-    };
-    match zarray.get("compressor") {
-        None | Some(Value::Null) => {}
-        Some(c @ Value::Object(_)) => chain.push(c.clone()),
-        Some(_) => return Err(NcError::ENCZARR),
-    }
-    Ok(chain)
-}
-
-fn read_separator(zarray: &Map<String, Value>) -> NcResult<char> {
-    match zarray.get("dimension_separator") {
-        None | Some(Value::Null) => Ok('.'),
-        Some(Value::String(s)) if s == "." || s == "/" => Ok(s.chars().next().unwrap_or('.')),
-        Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-/// One zero value of type `t`.
-fn zero_of(t: NcType) -> NcResult<Values> {
-    match t {
-        NC_CHAR => Ok(Values::Char(vec![0])),
-        NC_STRING => Ok(Values::String(vec![Vec::new()])),
-        _ => Ok(Values::from_numeric_vec(t, vec![0i8])?.0),
-    }
-}
-
-/// Decode a `.zarray` fill value into the variable's type.
-fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
-    match xtype {
-        NC_CHAR => {
-            let s = v.as_str().ok_or(NcError::ENCZARR)?;
-            Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)]))
-        }
-        NC_STRING => Ok(Values::String(vec![v.as_str().unwrap_or("").as_bytes().to_vec()])),
-        t => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::NcError;
+    use crate::format::read::read_dataset;
     use crate::model::attrs::put_att;
     use crate::zmap::FileMap;
 
@@ -438,7 +224,7 @@ mod tests {
     }
 
     fn options() -> WriteOptions {
-        WriteOptions { pure_zarr: false, xarray_dims: true, ncproperties: "version=2".into() }
+        WriteOptions { pure_zarr: false, xarray_dims: true, ncproperties: "version=2".into(), consolidated: true }
     }
 
     fn sample_model() -> Model {
@@ -489,7 +275,7 @@ mod tests {
     fn pure_zarr_leaves_out_nczarr_keys() {
         let store = scratch("pure");
         let mut m = sample_model();
-        let opts = WriteOptions { pure_zarr: true, xarray_dims: true, ncproperties: "p".into() };
+        let opts = WriteOptions { pure_zarr: true, xarray_dims: true, ncproperties: "p".into(), consolidated: false };
         write_dataset(&mut m, &store, &opts).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();
         assert!(root.get(SUPERBLOCK).is_none() && root.get(GROUP).is_none());
@@ -500,14 +286,40 @@ mod tests {
     }
 
     #[test]
+    fn consolidated_metadata_is_used_while_current() {
+        let store = scratch("consolidated");
+        let mut m = sample_model();
+        write_dataset(&mut m, &store, &options()).unwrap();
+        assert!(store.get(ZMETADATA).unwrap().is_some());
+        // Proof that .zmetadata is what is read: the object can go.
+        store.delete("v/.zarray").unwrap();
+        assert_eq!(read_dataset(&store, false).unwrap().model.var(0, 0).unwrap().name, "v");
+        // A root changed behind its back makes it stale: ignored.
+        store
+            .put(".zattrs", br#"{"_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"arrays": ["v"]}}"#)
+            .unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "v/.zarray is gone");
+        // Writing without consolidation removes a stale .zmetadata.
+        let opts = WriteOptions { consolidated: false, ..options() };
+        write_dataset(&mut m, &store, &opts).unwrap();
+        assert!(store.get(ZMETADATA).unwrap().is_none());
+        store.destroy().unwrap();
+    }
+
+    #[test]
     fn malformed_metadata_is_an_error() {
         let store = scratch("bad");
         let mut m = sample_model();
-        write_dataset(&mut m, &store, &options()).unwrap();
+        let opts = WriteOptions { consolidated: false, ..options() };
+        write_dataset(&mut m, &store, &opts).unwrap();
         store.put("v/.zarray", br#"{"shape": [0, 5], "dtype": "<f8", "chunks": [1, 4]}"#).unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "shape disagrees with x");
+        // An unsupported dtype costs only that variable its data.
         store.put("v/.zarray", br#"{"shape": [0, 4], "dtype": "<c16", "chunks": [1, 4]}"#).unwrap();
-        assert_eq!(read_dataset(&store, false).err(), Some(NcError::EBADTYPE));
+        let read = read_dataset(&store, false).unwrap();
+        let v = read.model.var(0, 0).unwrap();
+        assert_eq!((v.xtype, v.data_error), (NC_UBYTE, Some(NcError::EBADTYPE)));
+        assert_eq!(v.atts[0].name, "units");
         store.put("v/.zarray", b"[1, 2").unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR));
         store.delete(".zgroup").unwrap();

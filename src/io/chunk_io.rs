@@ -3,7 +3,7 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
-use super::layout::VarLayout;
+use super::layout::{VarLayout, transpose};
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
 
@@ -22,6 +22,9 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             if layout.swap {
                 swap_bytes(&mut data, layout.elem_size);
             }
+            if layout.order_f {
+                data = transpose(&data, &layout.chunks, layout.elem_size, true);
+            }
             Ok(data)
         }
     }
@@ -29,6 +32,13 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
+    if layout.order_f {
+        let mut reordered = transpose(data, &layout.chunks, layout.elem_size, false);
+        if layout.swap {
+            swap_bytes(&mut reordered, layout.elem_size);
+        }
+        return store.put(&layout.chunk_key(idx), &reordered);
+    }
     if layout.swap {
         let mut swapped = data.to_vec();
         swap_bytes(&mut swapped, layout.elem_size);

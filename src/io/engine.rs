@@ -25,6 +25,9 @@ pub use super::read::read;
 pub(super) fn prepare(ds: &mut Dataset, grp: usize, varid: i32, mem_type: NcType) -> NcResult<NcType> {
     let var = ds.model.var(grp, varid)?;
     let mem_type = if mem_type == NC_NAT { var.xtype } else { mem_type };
+    if let Some(e) = var.data_error {
+        return Err(e);
+    }
     check_types(mem_type, var.xtype)?;
     if !var.codecs.is_empty() {
         // Filters arrive with their own issue; never hand out encoded bytes.

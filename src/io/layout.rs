@@ -22,6 +22,9 @@ pub struct VarLayout {
     /// One element of fill in native byte order (zeros for NOFILL).
     pub fill: Vec<u8>,
     pub separator: char,
+    /// Chunks are stored in Fortran order (`order: "F"`); in memory they
+    /// are always C order.
+    pub order_f: bool,
 }
 
 impl VarLayout {
@@ -44,6 +47,7 @@ impl VarLayout {
             swap: stored_big != native_big && elem_size > 1 && var.xtype != NC_STRING,
             fill,
             separator: var.dim_separator,
+            order_f: var.order_f && var.dimids.len() > 1,
         })
     }
 
@@ -68,6 +72,46 @@ impl VarLayout {
             return vec![0u8; self.chunk_bytes()];
         }
         self.fill.repeat(self.chunk_elems())
+    }
+}
+
+/// Reorder a chunk's elements between C order and Fortran order.
+/// `to_c`: the input is in Fortran order.
+pub fn transpose(data: &[u8], chunks: &[usize], elem_size: usize, to_c: bool) -> Vec<u8> {
+    let nd = chunks.len();
+    let mut f_strides = vec![1usize; nd];
+    for d in 1..nd {
+        f_strides[d] = f_strides[d - 1] * chunks[d - 1];
+    }
+    let mut out = vec![0u8; data.len()];
+    let mut idx = vec![0usize; nd];
+    for c_pos in 0..data.len() / elem_size {
+        let f_pos: usize = idx.iter().zip(&f_strides).map(|(i, s)| i * s).sum();
+        let (from, to) = if to_c { (f_pos, c_pos) } else { (c_pos, f_pos) };
+        out[to * elem_size..(to + 1) * elem_size].copy_from_slice(&data[from * elem_size..(from + 1) * elem_size]);
+        // Next C-order index.
+        for d in (0..nd).rev() {
+            idx[d] += 1;
+            if idx[d] < chunks[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transpose;
+
+    #[test]
+    fn fortran_order_round_trip() {
+        // A 2x3 chunk 0 1 2 / 3 4 5 in C order is 0 3 1 4 2 5 in F order.
+        let c: Vec<u8> = (0..6).collect();
+        let f = transpose(&c, &[2, 3], 1, false);
+        assert_eq!(f, vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(transpose(&f, &[2, 3], 1, true), c);
     }
 }
 

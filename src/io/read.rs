@@ -35,6 +35,10 @@ enum PartRead {
 const MAX_RANGED_RUNS: usize = 64;
 
 fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
+    if layout.order_f {
+        // Byte ranges assume C order on disk.
+        return PartRead::Whole;
+    }
     let nd = sel.count.len();
     let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
     if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 {

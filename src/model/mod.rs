@@ -69,6 +69,10 @@ pub struct Var {
     pub codecs: Vec<serde_json::Value>,
     /// Separator between chunk indices in chunk keys (`.` or `/`).
     pub dim_separator: char,
+    /// Elements within a chunk are stored in Fortran order (`order: "F"`).
+    pub order_f: bool,
+    /// Why this variable's data cannot be read (an unsupported dtype), if so.
+    pub data_error: Option<NcError>,
 }
 
 #[derive(Debug, Clone)]
@@ -328,6 +332,8 @@ impl Model {
             string_width: None,
             codecs: Vec::new(),
             dim_separator: '.',
+            order_f: false,
+            data_error: None,
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);
         let g = &mut self.groups[grp];

@@ -1,0 +1,532 @@
+//! Reading dataset metadata, whichever writer made it:
+//!
+//! | layout | netCDF info lives in | written by |
+//! | --- | --- | --- |
+//! | `Current` | `_nczarr_*` attributes in `.zattrs` | netcdf-c 4.9.3+, us |
+//! | `Lower` | `_nczarr_*` keys in `.zgroup`/`.zarray` | netcdf-c 4.9.1–4.9.2 |
+//! | `Upper` | `_NCZARR_*` keys in `.zgroup`/`.zarray` | netcdf-c 4.8.1–4.9.0 |
+//! | `V1` | separate `.nczarr`, `.nczgroup`, `.nczarray`, `.nczattrs` objects | netcdf-c 4.8.0 |
+//! | `Pure` | nowhere: groups by listing, dimensions from `_ARRAY_DIMENSIONS` | zarr-python, xarray |
+//!
+//! Metadata comes from consolidated `.zmetadata` when there is one (one
+//! read opens the whole tree), else object by object. Older NCZarr layouts
+//! open read-only, as in netcdf-c.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::attrs::{decode_inferred, decode_typed};
+use super::dtype::{Dtype, dtype_for, parse_dtype};
+use super::json;
+use crate::error::{NcError, NcResult};
+use crate::model::attrs::FILL_VALUE;
+use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
+use crate::types::*;
+use crate::zmap::{Zmap, join};
+
+pub struct ReadResult {
+    pub model: Model,
+    /// The root group's `_NCProperties`, if present.
+    pub ncproperties: Option<String>,
+    /// The store uses an older layout; it is opened read-only.
+    pub legacy: bool,
+}
+
+/// Key of the consolidated metadata object.
+pub const ZMETADATA: &str = ".zmetadata";
+
+/// Where metadata objects are read from.
+struct Source<'a> {
+    store: &'a dyn Zmap,
+    /// The `metadata` map of `.zmetadata`, when present and well formed.
+    consolidated: Option<Map<String, Value>>,
+}
+
+impl Source<'_> {
+    fn json(&self, key: &str) -> NcResult<Option<Value>> {
+        if let Some(meta) = &self.consolidated {
+            return Ok(meta.get(key).cloned());
+        }
+        match self.store.get(key)? {
+            Some(bytes) => json::parse(&bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A JSON object (an absent one is empty; anything else is malformed).
+    fn object(&self, key: &str) -> NcResult<Map<String, Value>> {
+        match self.json(key)? {
+            None => Ok(Map::new()),
+            Some(Value::Object(m)) => Ok(m),
+            Some(_) => Err(NcError::ENCZARR),
+        }
+    }
+
+    /// Names directly below `prefix` that hold a group or an array.
+    fn children(&self, prefix: &str) -> NcResult<Vec<String>> {
+        let names: Vec<String> = match &self.consolidated {
+            Some(meta) => {
+                let start = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
+                let set: BTreeSet<String> = meta
+                    .keys()
+                    .filter_map(|k| k.strip_prefix(&start))
+                    .filter_map(|rest| rest.split_once('/').map(|(first, _)| first.to_string()))
+                    .collect();
+                set.into_iter().collect()
+            }
+            None => self.store.list(prefix)?,
+        };
+        Ok(names.into_iter().filter(|n| !n.starts_with('.')).collect())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Current,
+    Lower,
+    Upper,
+    V1,
+    Pure,
+}
+
+impl Layout {
+    /// The key (in `.zgroup`/`.zarray`/`.zattrs`) of a piece of NCZarr info.
+    fn key(self, what: &str) -> String {
+        match self {
+            Layout::Upper => format!("_NCZARR_{}", what.to_uppercase()),
+            _ => format!("_nczarr_{what}"),
+        }
+    }
+}
+
+/// Keys of `.zattrs` that are metadata, never user attributes.
+fn is_reserved_key(key: &str) -> bool {
+    key.starts_with("_nczarr_") && key != "_nczarr_maxstrlen" && key != "_nczarr_default_maxstrlen"
+        || key.starts_with("_NCZARR_")
+        || key == "_ARRAY_DIMENSIONS"
+        || key == "_NCProperties"
+}
+
+fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
+    let Some(bytes) = store.get(ZMETADATA)? else { return Ok(None) };
+    // A malformed .zmetadata is ignored: the objects themselves are the truth.
+    Ok(json::parse(&bytes).ok().and_then(|v| match v {
+        Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
+            match m.remove("metadata") {
+                Some(Value::Object(meta)) => Some(meta),
+                _ => None,
+            }
+        }
+        _ => None,
+    }))
+}
+
+/// Consolidated metadata, if it still describes the store: its root
+/// `.zgroup` and `.zattrs` must equal the real ones. Every writer of
+/// NCZarr rewrites the root `.zattrs` when it changes anything, so a store
+/// changed by a writer that ignores `.zmetadata` (netcdf-c before 4.10)
+/// is read object by object instead of from stale metadata.
+fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
+    let Some(meta) = consolidated(store)? else { return Ok(None) };
+    let direct = Source { store, consolidated: None };
+    for key in [".zgroup", ".zattrs"] {
+        if meta.get(key) != direct.json(key)?.as_ref() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(meta))
+}
+
+/// Read a dataset's metadata into a model.
+pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
+    let src = Source { store, consolidated: current_consolidated(store)? };
+    let zgroup = match src.json(".zgroup")? {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(NcError::ENCZARR),
+        None if src.json(".nczarr")?.is_some() => Map::new(),
+        None => return Err(NcError::ENOTNC),
+    };
+    let root_attrs = src.object(".zattrs")?;
+    let layout = if root_attrs.contains_key("_nczarr_superblock") {
+        Layout::Current
+    } else if zgroup.contains_key("_nczarr_superblock") {
+        Layout::Lower
+    } else if zgroup.contains_key("_NCZARR_SUPERBLOCK") {
+        Layout::Upper
+    } else if src.json(".nczarr")?.is_some() {
+        Layout::V1
+    } else {
+        Layout::Pure
+    };
+    let legacy = matches!(layout, Layout::Lower | Layout::Upper | Layout::V1);
+    let ncproperties = root_attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
+    let mut reader = Reader { src, layout, model: Model::new(writable && !legacy), pending: Vec::new() };
+    reader.read_group(0, root_attrs, zgroup)?;
+    for (g, name) in std::mem::take(&mut reader.pending) {
+        reader.read_var(g, &name)?;
+    }
+    let mut model = reader.model;
+    for g in 0..model.groups.len() {
+        model.groups[g].stored_path = Some(model.group_key(g));
+    }
+    Ok(ReadResult { model, ncproperties, legacy })
+}
+
+struct Reader<'a> {
+    src: Source<'a>,
+    layout: Layout,
+    model: Model,
+    /// Variables to read once every group (and so every dimension) is known.
+    pending: Vec<(usize, String)>,
+}
+
+fn as_usize(v: &Value) -> NcResult<usize> {
+    v.as_u64().map(|n| n as usize).ok_or(NcError::ENCZARR)
+}
+
+fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
+    match v {
+        Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
+fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
+        }
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// `key` or its older spelling.
+fn field<'m>(m: &'m Map<String, Value>, key: &str, alias: &str) -> Option<&'m Value> {
+    m.get(key).or_else(|| m.get(alias))
+}
+
+/// The name of an anonymous dimension of a pure Zarr array (netcdf-c 4.9.3+).
+fn anonymous_dim(len: usize) -> String {
+    format!("_Anonymous_Dim_{len}")
+}
+
+impl Reader<'_> {
+    /// The NCZarr group info (dims, arrays, groups) of a group, if any.
+    fn group_info(
+        &self,
+        gkey: &str,
+        zattrs: &Map<String, Value>,
+        zgroup: &Map<String, Value>,
+    ) -> NcResult<Option<Map<String, Value>>> {
+        let info = match self.layout {
+            Layout::Current => zattrs.get(&self.layout.key("group")).cloned(),
+            Layout::Lower | Layout::Upper => zgroup.get(&self.layout.key("group")).cloned(),
+            Layout::V1 => self.src.json(&join(gkey, ".nczgroup"))?,
+            Layout::Pure => return Ok(None),
+        };
+        match info {
+            Some(Value::Object(m)) => Ok(Some(m)),
+            None if self.layout == Layout::V1 => Ok(Some(Map::new())),
+            _ => Err(NcError::ENCZARR),
+        }
+    }
+
+    /// Recorded attribute types of an object: name -> dtype string.
+    fn attr_types(&self, key: &str, zattrs: &Map<String, Value>) -> NcResult<Map<String, Value>> {
+        let types = match self.layout {
+            Layout::V1 => {
+                let obj = match self.src.json(&join(key, ".nczattrs"))? {
+                    Some(v) => Some(v),
+                    None => self.src.json(&join(key, ".nczattr"))?,
+                };
+                // Format 1 records nc_type numbers as strings ("4" = NC_INT).
+                let numeric = obj.as_ref().and_then(|o| o.get("types")).and_then(Value::as_object).cloned();
+                let mut out = Map::new();
+                for (name, t) in numeric.unwrap_or_default() {
+                    let code = t.as_str().and_then(|s| s.parse::<i32>().ok()).or(t.as_i64().map(|n| n as i32));
+                    if let Some(dtype) = code.and_then(|c| dtype_for(c, NC_ENDIAN_NATIVE, 1).ok()) {
+                        out.insert(name, Value::String(dtype));
+                    }
+                }
+                return Ok(out);
+            }
+            // netcdf-c's pure Zarr mode still writes (and reads) the types.
+            Layout::Upper => zattrs.get("_NCZARR_ATTR"),
+            _ => zattrs.get("_nczarr_attr"),
+        };
+        Ok(types.and_then(|t| t.get("types")).and_then(Value::as_object).cloned().unwrap_or_default())
+    }
+
+    /// Decode the user attributes of an object.
+    fn user_attrs(&self, key: &str, zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
+        let types = self.attr_types(key, zattrs)?;
+        let mut out = Vec::new();
+        for (name, value) in zattrs {
+            if is_reserved_key(name) {
+                continue;
+            }
+            let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
+                (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
+                (_, _, Some(dtype)) => decode_typed(value, dtype)?,
+                _ => decode_inferred(value)?,
+            };
+            out.push(Attr { name: name.clone(), values });
+        }
+        Ok(out)
+    }
+
+    fn add_group(&mut self, parent: usize, name: &str) -> NcResult<usize> {
+        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+        let id = self.model.groups.len();
+        self.model.groups.push(Group {
+            name: name.to_string(),
+            parent: Some(parent),
+            children: Vec::new(),
+            dims: Vec::new(),
+            vars: Vec::new(),
+            atts: Vec::new(),
+            stored_path: None,
+        });
+        self.model.groups[parent].children.push(id);
+        Ok(id)
+    }
+
+    fn read_group(&mut self, g: usize, zattrs: Map<String, Value>, zgroup: Map<String, Value>) -> NcResult<()> {
+        let gkey = self.model.group_key(g);
+        self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?;
+        let (arrays, groups) = match self.group_info(&gkey, &zattrs, &zgroup)? {
+            Some(info) => {
+                if let Some(dims) = field(&info, "dimensions", "dims") {
+                    for (name, spec) in dims.as_object().ok_or(NcError::ENCZARR)? {
+                        let (len, unlimited) = match spec {
+                            Value::Object(o) => (
+                                o.get("size").map(as_usize).transpose()?.unwrap_or(0),
+                                o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
+                            ),
+                            other => (as_usize(other)?, false),
+                        };
+                        self.add_dim(g, name, len, unlimited)?;
+                    }
+                }
+                (name_list(field(&info, "arrays", "vars"))?, name_list(info.get("groups"))?)
+            }
+            None => self.list_children(&gkey)?,
+        };
+        self.pending.extend(arrays.into_iter().map(|a| (g, a)));
+        for name in groups {
+            let child = self.add_group(g, &name)?;
+            let key = self.model.group_key(child);
+            let child_attrs = self.src.object(&join(&key, ".zattrs"))?;
+            let child_zgroup = self.src.object(&join(&key, ".zgroup"))?;
+            self.read_group(child, child_attrs, child_zgroup)?;
+        }
+        Ok(())
+    }
+
+    /// Pure Zarr: the arrays and groups directly below a group, by listing.
+    fn list_children(&self, gkey: &str) -> NcResult<(Vec<String>, Vec<String>)> {
+        let (mut arrays, mut groups) = (Vec::new(), Vec::new());
+        for name in self.src.children(gkey)? {
+            let key = join(gkey, &name);
+            if self.src.json(&join(&key, ".zarray"))?.is_some() {
+                arrays.push(name);
+            } else if self.src.json(&join(&key, ".zgroup"))?.is_some() {
+                groups.push(name);
+            }
+        }
+        Ok((arrays, groups))
+    }
+
+    fn add_dim(&mut self, g: usize, name: &str, len: usize, unlimited: bool) -> NcResult<usize> {
+        let id = self.model.dims.len();
+        self.model.dims.push(Dim { name: name.to_string(), len, unlimited, group: g });
+        self.model.groups[g].dims.push(id);
+        Ok(id)
+    }
+
+    /// The dimensions of an array from its NCZarr references.
+    fn referenced_dims(&mut self, refs: &[String], shape: &[usize]) -> NcResult<Vec<usize>> {
+        if refs.len() != shape.len() {
+            return Err(NcError::ENCZARR);
+        }
+        let mut dimids = Vec::with_capacity(refs.len());
+        for (r, &len) in refs.iter().zip(shape) {
+            let d = self.model.find_dim(0, r).map_err(|_| NcError::ENCZARR)?;
+            let dim = &mut self.model.dims[d];
+            if dim.unlimited {
+                dim.len = dim.len.max(len);
+            } else if dim.len != len {
+                return Err(NcError::ENCZARR);
+            }
+            dimids.push(d);
+        }
+        Ok(dimids)
+    }
+
+    /// Pure Zarr: dimensions named by `_ARRAY_DIMENSIONS` are found in the
+    /// array's group or an ancestor (and defined in the array's group when
+    /// none fits); unnamed ones are the root's `_Anonymous_Dim_<len>`.
+    fn pure_dims(&mut self, g: usize, names: Option<&Vec<String>>, shape: &[usize]) -> NcResult<Vec<usize>> {
+        let named = names.filter(|n| n.len() == shape.len());
+        let mut dimids = Vec::with_capacity(shape.len());
+        for (i, &len) in shape.iter().enumerate() {
+            let (name, home) = match named {
+                Some(n) if check_name(n[i].as_bytes()).is_ok() => (n[i].clone(), g),
+                _ => (anonymous_dim(len), 0),
+            };
+            let found = self.model.find_dim(home, &name).ok().filter(|&d| self.model.dims[d].len == len);
+            let d = match found {
+                Some(d) => d,
+                None if self.model.groups[home].dims.iter().any(|&d| self.model.dims[d].name == name) => {
+                    // Same name, other length, same group: fall back to an
+                    // anonymous dimension rather than fail the open.
+                    let anon = anonymous_dim(len);
+                    match self.model.find_dim(0, &anon) {
+                        Ok(d) => d,
+                        Err(_) => self.add_dim(0, &anon, len, false)?,
+                    }
+                }
+                None => self.add_dim(home, &name, len, false)?,
+            };
+            dimids.push(d);
+        }
+        Ok(dimids)
+    }
+
+    fn read_var(&mut self, g: usize, name: &str) -> NcResult<()> {
+        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+        let vkey = join(&self.model.group_key(g), name);
+        let zarray = self.src.object(&join(&vkey, ".zarray"))?;
+        let zattrs = self.src.object(&join(&vkey, ".zattrs"))?;
+        let dtype_text = zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::ENCZARR)?;
+        // An unsupported dtype leaves the variable listed (as ubyte) with
+        // its attributes; only its data is refused.
+        let (dtype, data_error) = match parse_dtype(dtype_text) {
+            Ok(d) => (d, None),
+            Err(_) => (Dtype { xtype: NC_UBYTE, endianness: NC_ENDIAN_NATIVE, width: 1 }, Some(NcError::EBADTYPE)),
+        };
+        let shape = usize_list(zarray.get("shape"))?;
+        let chunks = usize_list(zarray.get("chunks"))?;
+        if chunks.len() != shape.len() || chunks.contains(&0) {
+            return Err(NcError::ENCZARR);
+        }
+        let info = match self.layout {
+            Layout::Current => zattrs.get(&self.layout.key("array")).cloned(),
+            Layout::Lower | Layout::Upper => zarray.get(&self.layout.key("array")).cloned(),
+            Layout::V1 => match self.src.json(&join(&vkey, ".nczarray"))? {
+                Some(v) => Some(v),
+                None => self.src.json(&join(&vkey, ".nczvar"))?,
+            },
+            Layout::Pure => None,
+        };
+        let xarray_names = match zattrs.get("_ARRAY_DIMENSIONS") {
+            Some(v) => Some(name_list(Some(v))?),
+            None => None,
+        };
+        let (dimids, scalar) = match &info {
+            Some(Value::Object(info)) => {
+                let refs = name_list(field(info, "dimension_references", "dimrefs"))?;
+                let scalar = refs.is_empty();
+                if scalar && shape.iter().product::<usize>() != 1 {
+                    return Err(NcError::ENCZARR);
+                }
+                let dimids = if scalar { Vec::new() } else { self.referenced_dims(&refs, &shape)? };
+                (dimids, scalar)
+            }
+            Some(_) => return Err(NcError::ENCZARR),
+            None if self.layout != Layout::Pure => return Err(NcError::ENCZARR),
+            None => {
+                // Zero-dimensional arrays, and the [1]-shaped "_scalar_"
+                // arrays netcdf-c writes for scalars, are scalars.
+                let scalar_marker = xarray_names.as_ref().is_some_and(|n| n.len() == 1 && n[0] == "_scalar_");
+                if shape.is_empty() || (scalar_marker && shape == [1]) {
+                    (Vec::new(), true)
+                } else {
+                    (self.pure_dims(g, xarray_names.as_ref(), &shape)?, false)
+                }
+            }
+        };
+        let (no_fill, fill) = match zarray.get("fill_value") {
+            // netcdf-c reports zeros as the fill value of a NOFILL variable.
+            None | Some(Value::Null) => (true, zero_of(dtype.xtype)?),
+            Some(v) => (false, decode_fill(v, dtype.xtype).unwrap_or(Values::default_fill(dtype.xtype)?)),
+        };
+        let mut atts = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
+        if self.layout == Layout::Pure && !no_fill && !atts.iter().any(|a| a.name == FILL_VALUE) && data_error.is_none()
+        {
+            // netcdf-c shows a pure Zarr fill_value as a _FillValue attribute.
+            atts.push(Attr { name: FILL_VALUE.to_string(), values: fill.clone() });
+        }
+        let order_f = match zarray.get("order").and_then(Value::as_str) {
+            None | Some("C") => false,
+            Some("F") => true,
+            Some(_) => return Err(NcError::ENCZARR),
+        };
+        let var = Var {
+            name: name.to_string(),
+            xtype: dtype.xtype,
+            dimids,
+            atts,
+            chunks: if scalar { Vec::new() } else { chunks },
+            no_fill,
+            fill: Some(fill),
+            endianness: dtype.endianness,
+            created: true,
+            written: false,
+            stored_path: Some(vkey),
+            string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
+            codecs: read_codecs(&zarray)?,
+            dim_separator: read_separator(&zarray)?,
+            order_f,
+            data_error,
+        };
+        self.model.groups[g].vars.push(var);
+        Ok(())
+    }
+}
+
+/// The codec chain of an array: its `filters`, then its `compressor`.
+fn read_codecs(zarray: &Map<String, Value>) -> NcResult<Vec<Value>> {
+    let mut chain = match zarray.get("filters") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(_) => return Err(NcError::ENCZARR),
+    };
+    match zarray.get("compressor") {
+        None | Some(Value::Null) => {}
+        Some(c @ Value::Object(_)) => chain.push(c.clone()),
+        Some(_) => return Err(NcError::ENCZARR),
+    }
+    Ok(chain)
+}
+
+fn read_separator(zarray: &Map<String, Value>) -> NcResult<char> {
+    match zarray.get("dimension_separator") {
+        None | Some(Value::Null) => Ok('.'),
+        Some(Value::String(s)) if s == "." || s == "/" => Ok(s.chars().next().unwrap_or('.')),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// One zero value of type `t`.
+fn zero_of(t: NcType) -> NcResult<Values> {
+    match t {
+        NC_CHAR => Ok(Values::Char(vec![0])),
+        NC_STRING => Ok(Values::String(vec![Vec::new()])),
+        _ => Ok(Values::from_numeric_vec(t, vec![0i8])?.0),
+    }
+}
+
+/// Decode a `.zarray` fill value into the variable's type. Strings are
+/// taken as written (netcdf-c's convention), not base64-decoded.
+fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
+    match (xtype, v) {
+        (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
+        (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
+        (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
+        (t, Value::Bool(b)) => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
+        (t, _) => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
+    }
+}
