@@ -101,20 +101,6 @@ pub fn transpose(data: &[u8], chunks: &[usize], elem_size: usize, to_c: bool) ->
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::transpose;
-
-    #[test]
-    fn fortran_order_round_trip() {
-        // A 2x3 chunk 0 1 2 / 3 4 5 in C order is 0 3 1 4 2 5 in F order.
-        let c: Vec<u8> = (0..6).collect();
-        let f = transpose(&c, &[2, 3], 1, false);
-        assert_eq!(f, vec![0, 3, 1, 4, 2, 5]);
-        assert_eq!(transpose(&f, &[2, 3], 1, true), c);
-    }
-}
-
 /// One fill value as the bytes of one chunk element.
 fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
     let mut out = vec![0u8; elem_size];
@@ -133,4 +119,18 @@ fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transpose;
+
+    #[test]
+    fn fortran_order_round_trip() {
+        // A 2x3 chunk 0 1 2 / 3 4 5 in C order is 0 3 1 4 2 5 in F order.
+        let c: Vec<u8> = (0..6).collect();
+        let f = transpose(&c, &[2, 3], 1, false);
+        assert_eq!(f, vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(transpose(&f, &[2, 3], 1, true), c);
+    }
 }
