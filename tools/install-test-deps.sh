@@ -17,14 +17,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 
-venv=$root/.venv
-stamp=$venv/.requirements
-if ! cmp -s "$root/tests/requirements.txt" "$stamp" 2>/dev/null; then
-    echo "creating $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/tests/requirements.txt"
-    cp "$root/tests/requirements.txt" "$stamp"
-fi
+# A venv per requirements file; rebuilt when the file changes.
+make_venv() {
+    local venv=$1 requirements=$2
+    if ! cmp -s "$requirements" "$venv/.requirements" 2>/dev/null; then
+        echo "creating $venv"
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+        cp "$requirements" "$venv/.requirements"
+    fi
+}
+make_venv "$root/.venv" "$root/tests/requirements.txt"
+make_venv "$root/.venv-zarr2" "$root/tests/requirements-zarr2.txt"
 
 cbindgen_version=0.29.2
 tools=${NCZARR_RS_TOOLS:-${HOME:-/tmp}/.cache/nczarr-rs/tools}

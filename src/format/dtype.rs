@@ -61,6 +61,8 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
         ('u', 2) => fixed(NC_USHORT),
         ('u', 4) => fixed(NC_UINT),
         ('u', 8) => fixed(NC_UINT64),
+        // numpy booleans are one byte, 0 or 1: read as unsigned bytes.
+        ('b', 1) => fixed(NC_UBYTE),
         ('f', 4) => fixed(NC_FLOAT),
         ('f', 8) => fixed(NC_DOUBLE),
         ('S', 1) if endianness == NC_ENDIAN_BIG => fixed(NC_CHAR),
@@ -92,7 +94,8 @@ mod tests {
 
     #[test]
     fn unsupported_dtypes() {
-        for bad in ["|b1", "<U4", "<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0"] {
+        assert_eq!(parse_dtype("|b1").unwrap().xtype, NC_UBYTE);
+        for bad in ["<U4", "<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2"] {
             assert_eq!(parse_dtype(bad), Err(NcError::EBADTYPE), "{bad}");
         }
     }

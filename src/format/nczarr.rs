@@ -168,10 +168,16 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         Some((last, [])) => (last.clone(), Value::Null),
         Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
     };
+    // NC_CHAR is `>S1`, netcdf-c's marker; zarr-python 3 rejects that
+    // spelling, so pure Zarr (which has no char type anyway) gets `|S1`.
+    let dtype = match var.xtype {
+        NC_CHAR if opts.pure_zarr => "|S1".to_string(),
+        t => dtype_for(t, var.endianness, width)?,
+    };
     let mut zarray = json!({
         "zarr_format": 2,
         "shape": shape,
-        "dtype": dtype_for(var.xtype, var.endianness, width)?,
+        "dtype": dtype,
         "chunks": chunks,
         "fill_value": fill,
         "order": "C",

@@ -44,6 +44,7 @@ def tools(tmp_path_factory):
         "describe_netcdf_c": build("describe.c", d / "describe_netcdf_c", against_wheel=True),
         "write_sample": build("write_sample.c", d / "write_sample", against_wheel=False),
         "write_data": build("write_data.c", d / "write_data", against_wheel=False),
+        "write_sample_numeric": build("write_numeric.c", d / "write_numeric", against_wheel=False),
     }
 
 

@@ -1,0 +1,206 @@
+"""Pure Zarr v2 both ways: stores written by zarr-python 3 (v2 format),
+zarr-python 2.18 and xarray are read by us with the right structure and
+values; stores we write are read by them. Stores are generated here, at
+test time."""
+
+import json
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+import xarray as xr
+import zarr
+
+from conftest import ROOT, run, url
+
+HERE = pathlib.Path(__file__).resolve().parent
+ZARR2_PYTHON = ROOT / ".venv-zarr2" / "bin" / "python"
+
+
+def zarr2(command, path):
+    """Run tests/interop/zarr2_tool.py under zarr-python 2."""
+    result = subprocess.run([str(ZARR2_PYTHON), str(HERE / "zarr2_tool.py"), command, str(path)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def zarr_url(path):
+    return f"file://{path}#mode=zarr,file"
+
+
+def lines_of(text):
+    return set(text.splitlines())
+
+
+def test_we_read_zarr_python_3(tools, tmp_path):
+    path = tmp_path / "z3.zarr"
+    root = zarr.open_group(path, mode="w", zarr_format=2)
+    root.attrs.update({"title": "zarr3", "n": 7, "pi": 3.5, "flag": True, "list": [1, 2], "nan": float("nan")})
+    a = root.create_array("i2", shape=(4, 5), chunks=(3, 2), dtype="<i2", compressors=None, fill_value=-1)
+    a[:3] = np.arange(15, dtype="i2").reshape(3, 5)  # row 3 never written: fill
+    a.attrs["_ARRAY_DIMENSIONS"] = ["y", "x"]
+    b = root.create_array("be", shape=(5,), chunks=(2,), dtype=">f8", compressors=None, fill_value=float("nan"))
+    b[:3] = [1.5, 2.5, 3.5]
+    b.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+    c = root.create_array("flags", shape=(3,), chunks=(3,), dtype="|b1", compressors=None, fill_value=False)
+    c[:] = [True, False, True]
+    s = root.create_array("names", shape=(3,), chunks=(2,), dtype="|S5", compressors=None, fill_value=b"")
+    s[:] = [b"ab", b"cdefg", b""]
+    z = root.create_array("zero_d", shape=(), dtype="<i4", compressors=None, fill_value=0)
+    z[...] = 42
+    f = root.create_array("fortran", shape=(2, 3), chunks=(2, 3), dtype="<i4", compressors=None, order="F", fill_value=0)
+    f[:] = np.arange(6).reshape(2, 3)
+    n = root.create_array("nested", shape=(4,), chunks=(2,), dtype="<u4", compressors=None,
+                          chunk_key_encoding={"name": "v2", "separator": "/"}, fill_value=None)
+    n[:] = [1, 2, 3, 4]
+    comp = root.create_array("compressed", shape=(4,), chunks=(4,), dtype="<i4", fill_value=0)  # Blosc
+    comp[:] = [1, 2, 3, 4]
+    comp.attrs["note"] = "still listed"
+    sub = root.create_group("sub")
+    sub.create_array("inner", shape=(2,), chunks=(2,), dtype="|u1", compressors=None, fill_value=0)[:] = [7, 8]
+    zarr.consolidate_metadata(path)
+
+    text = run(tools["describe_ours"], zarr_url(path))
+    got = lines_of(text)
+    for line in [
+        '  att title char 5 "zarr3"',
+        "  att n int 1 [7]",
+        "  att pi double 1 [3.5]",
+        "  att flag ubyte 1 [1]",
+        "  att list int 2 [1, 2]",
+        "  att nan double 1 [nan]",
+        "  dim y 4",
+        "  dim x 5",
+        "  var i2 short (y, x) chunks=(3, 2) nofill=0 fill=[-1] endian=little",
+        "    data [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, -1, -1, -1, -1, -1]",
+        "  var be double (x) chunks=(2) nofill=0 fill=[nan] endian=big",
+        "    data [1.5, 2.5, 3.5, nan, nan]",
+        "    data [1, 0, 1]",  # |b1 as ubyte
+        '    data ["ab", "cdefg", ""]',
+        "  var zero_d int () nofill=0 fill=[0] endian=little",
+        "    data [42]",
+        "  var fortran int (_Anonymous_Dim_2, _Anonymous_Dim_3) chunks=(2, 3) nofill=0 fill=[0] endian=little",
+        "    data [0, 1, 2, 3, 4, 5]",  # order F transposed back
+        "  var nested uint (_Anonymous_Dim_4) chunks=(2) nofill=1 fill=[0] endian=little",
+        "    data [1, 2, 3, 4]",
+        "    data error -136",  # Blosc: no codec yet, never raw bytes
+        '    att note char 12 "still listed"',
+        "group /sub",
+        "    data [7, 8]",
+    ]:
+        assert line in got, f"{line!r} not in:\n{text}"
+
+
+def test_we_read_zarr_python_2(tools, tmp_path):
+    path = tmp_path / "z2.zarr"
+    zarr2("write", path)
+    text = run(tools["describe_ours"], zarr_url(path))
+    got = lines_of(text)
+    for line in [
+        '  att title char 5 "zarr2"',
+        "  att values double 2 [0.5, 1.5]",
+        "  var temp float (lat, lon) chunks=(3, 4) nofill=0 fill=[nan] endian=little",
+        "    data [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, nan, nan, nan, nan, nan, nan]",
+        "  var counts byte (lon) chunks=(4) nofill=0 fill=[-1]",
+        "    data [-128, -1, 0, 1, 2, 127]",
+        "  var fortran int64 (_Anonymous_Dim_3, _Anonymous_Dim_2) chunks=(2, 2) nofill=0 fill=[0] endian=big",
+        "    data [0, 1, 2, 3, 4, 5]",
+        '    data ["abc", "d"]',
+        "    data [1, 2, 3, 9, 9]",  # dimension_separator "/", missing chunk as fill
+        "    data [1.25, -2.5]",
+    ]:
+        assert line in got, f"{line!r} not in:\n{text}"
+
+
+@pytest.fixture(params=["nczarr", "zarr"])
+def ours(request, tools, tmp_path):
+    path = tmp_path / f"ours-{request.param}.zarr"
+    run(tools["write_data"], f"file://{path}#mode={request.param},file")
+    return request.param, path
+
+
+def expected_values():
+    grid = np.full((5, 7), -1.0, dtype=np.float32)
+    grid[1:5, 2:7] = (0.5 * np.arange(20, dtype=np.float32)).reshape(4, 5)
+    return grid
+
+
+def test_zarr_python_3_reads_ours(ours):
+    mode, path = ours
+    if mode == "nczarr":
+        # zarr-python 3 rejects netcdf-c's ">S1" spelling of NC_CHAR, which
+        # NCZarr mode keeps so that netcdf-c reads char variables back.
+        with pytest.raises(ValueError, match="S1"):
+            zarr.open_group(path, mode="r")
+        return
+    g = zarr.open_group(path, mode="r")
+    np.testing.assert_array_equal(g["grid"][:], expected_values())
+    assert g["grid"].chunks == (2, 3)
+    np.testing.assert_array_equal(g["be"][:], [1, -2, 3, 65536, 5, 6, 2147483647])
+    assert g["be"].dtype == np.dtype(">i4")
+    assert list(g["strs"][:]) == [b"short", b"", b"a rather longer string"]
+    assert g["chars"][:].tobytes() == b"abcdefghijklmnopqrstu"
+    np.testing.assert_array_equal(g["exact64"][:], [-(2**63), 0, 2**63 - 1])
+    np.testing.assert_array_equal(g["rec"][2], [10, 11, 12])
+    assert g["grid"].attrs["_ARRAY_DIMENSIONS"] == ["y", "x"]
+    assert g["g/inner"][-1] == 65535
+    assert "_nczarr_array" not in g["grid"].attrs
+
+
+def test_zarr_python_2_reads_ours(ours):
+    mode, path = ours
+    seen = json.loads(zarr2("read", path))
+    assert seen["/grid"]["shape"] == [5, 7]
+    np.testing.assert_array_equal(np.array(seen["/grid"]["data"], dtype=np.float32).reshape(5, 7), expected_values())
+    assert seen["/be"]["dtype"] == ">i4"
+    assert seen["/be"]["data"] == [1, -2, 3, 65536, 5, 6, 2147483647]
+    assert seen["/strs"]["data"] == ["short", "", "a rather longer string"]
+    assert seen["/chars"]["dtype"] == "|S1"  # numpy spells ">S1" as "|S1"
+    assert "".join(seen["/chars"]["data"]) == "abcdefghijklmnopqrstu"
+    assert seen["/exact64"]["data"] == [-(2**63), 0, 2**63 - 1]
+    assert seen["/g/inner"]["data"] == [0, 1, 2, 3, 4, 5, 65535]
+    assert ("_nczarr_array" in seen["/grid"]["attrs"]) == (mode == "nczarr")
+
+
+def test_we_read_xarray(tools, tmp_path):
+    path = tmp_path / "xr.zarr"
+    ds = xr.Dataset(
+        {
+            "temp": (("time", "lat", "lon"), np.arange(24, dtype="f4").reshape(2, 3, 4), {"units": "K"}),
+            "mask": (("lat", "lon"), np.ones((3, 4), dtype="i2")),
+        },
+        coords={"lat": [10.0, 20.0, 30.0], "lon": [1, 2, 3, 4], "time": [0.5, 1.5]},
+        attrs={"title": "from xarray"},
+    )
+    encoding = {name: {"compressors": None} for name in list(ds.data_vars) + list(ds.coords)}
+    ds.to_zarr(path, consolidated=True, zarr_format=2, encoding=encoding)
+    text = run(tools["describe_ours"], zarr_url(path))
+    got = lines_of(text)
+    for line in [
+        "  dim time 2",
+        "  dim lat 3",
+        "  dim lon 4",
+        '  att title char 11 "from xarray"',
+        "  var temp float (time, lat, lon) chunks=(2, 3, 4) nofill=0 fill=[nan] endian=little",
+        '    att units char 1 "K"',
+        "    data [10, 20, 30]",
+        "    data [0.5, 1.5]",
+    ]:
+        assert line in got, f"{line!r} not in:\n{text}"
+
+
+def test_xarray_reads_ours(tools, tmp_path):
+    # An NCZarr dataset without char variables (see the zarr-python 3 test),
+    # opened from our consolidated .zmetadata.
+    path = tmp_path / "ours.zarr"
+    run(tools["write_sample_numeric"], url(path))
+    assert (path / ".zmetadata").exists()
+    ds = xr.open_zarr(path, consolidated=True)
+    assert dict(ds.sizes) == {"time": 4, "lat": 3, "lon": 2}
+    np.testing.assert_array_equal(ds["lat"].values, [-10.0, 0.0, 10.0])
+    np.testing.assert_array_equal(ds["t"].values[3], [[300.5, 301.5], [302.5, 303.5], [304.5, 305.5]])
+    assert np.isnan(ds["t"].values[0, 0, 0])  # never written: fill, masked
+    assert ds["t"].attrs["units"] == "K"
+    assert ds.attrs["title"] == "for xarray"
