@@ -11,6 +11,8 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
+# Debian's netcdf-c 4.9.0 tools write the 4.9.0-era stores the tests read.
+command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need_apt[*]}"
     apt-get update -qq

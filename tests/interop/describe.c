@@ -5,7 +5,8 @@
  * once against netcdf-c (the netCDF4 wheel's libnetcdf), and compare the
  * two descriptions of the same dataset.
  *
- * Usage: describe URL
+ * Usage: describe [-w] URL
+ *   -w  open for writing and first print what nc_redef answers
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,8 +170,10 @@ static void describe_group(int ncid)
 int main(int argc, char **argv)
 {
     int ncid;
-    if (argc != 2) { fprintf(stderr, "usage: describe URL\n"); return 2; }
-    CHECK(nc_open(argv[1], NC_NOWRITE, &ncid));
+    int writable = argc == 3 && strcmp(argv[1], "-w") == 0;
+    if (argc != 2 && !writable) { fprintf(stderr, "usage: describe [-w] URL\n"); return 2; }
+    CHECK(nc_open(argv[argc - 1], writable ? NC_WRITE : NC_NOWRITE, &ncid));
+    if (writable) printf("redef %d\n", nc_redef(ncid));
     describe_group(ncid);
     CHECK(nc_close(ncid));
     return 0;

@@ -1,0 +1,153 @@
+"""Older NCZarr layouts read with the writer's meaning:
+
+* netcdf-c 4.9.0 (Debian's ncgen writes it here, at test time);
+* netcdf-c 4.9.1-4.9.2 and 4.8.0, which no installable tool writes: those
+  stores are built below from the layout facts (FACTS.md section 1.2),
+  object by object.
+
+Older layouts open read-only, as in netcdf-c."""
+
+import json
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from conftest import run, url
+
+CDL = """netcdf t {
+dimensions:
+    x = 3 ;
+    y = 2 ;
+variables:
+    int v(x) ;
+        v:units = "m" ;
+        v:scale = 2.5 ;
+    char c(y) ;
+    double s ;
+    float f(x, y) ;
+        f:_FillValue = -1.f ;
+// global attributes:
+        :title = "ncgen" ;
+        :nums = 1, 2, 3 ;
+data:
+    v = 1, 2, 3 ;
+    c = "ab" ;
+    s = 2.5 ;
+    f = 1, 2, 3, 4, _, 6 ;
+}
+"""
+
+
+def test_netcdf_c_4_9_0_written_by_debian_ncgen(tools, tmp_path):
+    ncgen = shutil.which("ncgen")
+    assert ncgen, "Debian's netcdf-bin must be installed (tools/install-test-deps.sh does)"
+    cdl = tmp_path / "t.cdl"
+    cdl.write_text(CDL)
+    store = tmp_path / "deb.zarr"
+    subprocess.run([ncgen, "-4", "-o", url(store), str(cdl)], check=True)
+    assert "_NCZARR_SUPERBLOCK" in (store / ".zgroup").read_text()  # really the 4.9.0 layout
+    text = run(tools["describe_ours"], url(store))
+    for line in [
+        "  dim x 3",
+        "  dim y 2",
+        '  att title char 5 "ncgen"',
+        "  att nums int 3 [1, 2, 3]",
+        "  var v int (x) chunks=(3) nofill=0 fill=[-2147483647] endian=little",
+        '    att units char 1 "m"',
+        "    att scale double 1 [2.5]",
+        "    data [1, 2, 3]",
+        "  var c char (y) chunks=(2) nofill=0 fill=\"\\x00\"",
+        '    data "ab"',
+        "  var s double () nofill=0 fill=[9.9692099999999994e+36] endian=little",
+        "    data [2.5]",
+        "    data [1, 2, 3, 4, -1, 6]",
+    ]:
+        assert line + "\n" in text, f"{line!r} not in:\n{text}"
+    assert "_NCZARR" not in text
+    assert run(tools["describe_ours"], "-w", url(store)).startswith("redef -37\n")  # NC_EPERM
+
+
+def put_json(path, value):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
+
+
+def put_chunk(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+@pytest.fixture
+def store_4_9_1(tmp_path):
+    """netcdf-c 4.9.1-4.9.2: lowercase keys in .zgroup/.zarray, types in
+    .zattrs, NC_CHAR as >S1, a subgroup with its own dimension."""
+    s = tmp_path / "v491.zarr"
+    put_json(s / ".zgroup", {"zarr_format": 2, "_nczarr_superblock": {"version": "2.0.0"},
+                             "_nczarr_group": {"dims": {"x": 4}, "vars": ["a", "name"], "groups": ["g"]}})
+    put_json(s / ".zattrs", {"title": "fixture", "_NCProperties": "version=2,netcdf=4.9.2,nczarr=2.0.0",
+                             "_nczarr_attr": {"types": {"title": ">S1", "_NCProperties": ">S1"}}})
+    put_json(s / "a" / ".zarray", {"zarr_format": 2, "shape": [4], "dtype": "<i2", "chunks": [4], "fill_value": -1,
+                                   "order": "C", "compressor": None, "filters": None,
+                                   "_nczarr_array": {"dimrefs": ["/x"], "storage": "chunked"}})
+    put_json(s / "a" / ".zattrs", {"big": 5000000000, "_ARRAY_DIMENSIONS": ["x"],
+                                   "_nczarr_attr": {"types": {"big": "<i8"}}})
+    put_chunk(s / "a" / "0", bytes([1, 0, 2, 0, 3, 0, 4, 0]))
+    put_json(s / "name" / ".zarray", {"zarr_format": 2, "shape": [4], "dtype": ">S1", "chunks": [4],
+                                      "fill_value": "", "order": "C", "compressor": None, "filters": None,
+                                      "_nczarr_array": {"dimrefs": ["/x"], "storage": "chunked"}})
+    put_chunk(s / "name" / "0", b"wxyz")
+    put_json(s / "g" / ".zgroup", {"zarr_format": 2,
+                                   "_nczarr_group": {"dims": {"z": 2}, "vars": ["b"], "groups": []}})
+    put_json(s / "g" / "b" / ".zarray", {"zarr_format": 2, "shape": [2, 4], "dtype": "<f8", "chunks": [1, 4],
+                                         "fill_value": "NaN", "order": "C", "compressor": None, "filters": None,
+                                         "_nczarr_array": {"dimrefs": ["/g/z", "/x"], "storage": "chunked"}})
+    put_chunk(s / "g" / "b" / "1.0", struct.pack("<4d", 1.5, 2.5, 3.5, 4.5))  # row 0 never written
+    return s
+
+
+def test_netcdf_c_4_9_1_layout(tools, store_4_9_1):
+    text = run(tools["describe_ours"], url(store_4_9_1))
+    for line in [
+        '  att title char 7 "fixture"',
+        "  var a short (x) chunks=(4) nofill=0 fill=[-1] endian=little",
+        "    att big int64 1 [5000000000]",
+        "    data [1, 2, 3, 4]",
+        "  var name char (x) chunks=(4) nofill=0 fill=\"\\x00\"",
+        '    data "wxyz"',
+        "group /g",
+        "  dim z 2",
+        "  var b double (z, x) chunks=(1, 4) nofill=0 fill=[nan] endian=little",
+        "    data [nan, nan, nan, nan, 1.5, 2.5, 3.5, 4.5]",
+    ]:
+        assert line + "\n" in text, f"{line!r} not in:\n{text}"
+    assert "_nczarr" not in text and "_ARRAY_DIMENSIONS" not in text
+    assert run(tools["describe_ours"], "-w", url(store_4_9_1)).startswith("redef -37\n")
+
+
+def test_netcdf_c_4_8_0_objects(tools, tmp_path):
+    """NCZarr format 1.0.0: separate .nczarr/.nczgroup/.nczvar/.nczattr
+    objects, attribute types as nc_type numbers."""
+    s = tmp_path / "v480.zarr"
+    put_json(s / ".nczarr", {"zarr_format": 2, "nczarr_version": "1.0.0"})
+    put_json(s / ".zgroup", {"zarr_format": 2})
+    put_json(s / ".nczgroup", {"dims": {"lat": 2}, "vars": ["lat"], "groups": []})
+    put_json(s / ".zattrs", {"history": "made by hand"})
+    put_json(s / ".nczattr", {"types": {"history": "2"}})
+    put_json(s / "lat" / ".zarray", {"zarr_format": 2, "shape": [2], "dtype": "<i4", "chunks": [2],
+                                     "fill_value": -99, "order": "C", "compressor": None, "filters": None})
+    put_json(s / "lat" / ".nczvar", {"dimrefs": ["/lat"], "storage": "chunked"})
+    put_json(s / "lat" / ".zattrs", {"_FillValue": -99, "lat_attr": "north"})
+    put_json(s / "lat" / ".nczattr", {"types": {"_FillValue": "4", "lat_attr": "2"}})
+    put_chunk(s / "lat" / "0", bytes([10, 0, 0, 0, 20, 0, 0, 0]))
+    text = run(tools["describe_ours"], url(s))
+    for line in [
+        "  dim lat 2",
+        '  att history char 12 "made by hand"',
+        "  var lat int (lat) chunks=(2) nofill=0 fill=[-99] endian=little",
+        "    att _FillValue int 1 [-99]",
+        '    att lat_attr char 5 "north"',
+        "    data [10, 20]",
+    ]:
+        assert line + "\n" in text, f"{line!r} not in:\n{text}"
