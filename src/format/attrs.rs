@@ -61,7 +61,9 @@ pub fn decode_typed(value: &Value, dtype: &str) -> NcResult<Values> {
         return Ok(Values::Char(json_text(value).into_bytes()));
     }
     let d = parse_dtype(dtype).map_err(|_| NcError::ENCZARR)?;
-    match d.xtype {
+    // netcdf-c 4.9.0 typed text attributes "<U1".
+    let xtype = if d.utf32 { NC_CHAR } else { d.xtype };
+    match xtype {
         NC_CHAR => Ok(Values::Char(match value {
             Value::String(s) => s.clone().into_bytes(),
             other => json_text(other).into_bytes(),

@@ -36,12 +36,15 @@ pub fn dtype_for(xtype: NcType, endianness: i32, maxstrlen: usize) -> NcResult<S
 pub struct Dtype {
     pub xtype: NcType,
     pub endianness: i32,
-    /// For strings: the fixed width in bytes.
+    /// For strings: the fixed width, in bytes (`S`) or characters (`U`).
     pub width: usize,
+    /// numpy's `U<n>`: each character a UTF-32 code unit in `endianness`.
+    pub utf32: bool,
 }
 
-/// Parse a dtype. `S1` with a `>` prefix is NC_CHAR (netcdf-c's marker),
-/// as is the `<U1` netcdf-c 4.9.0 wrote; other `S<n>` are NC_STRING.
+/// Parse a dtype. `S1` with a `>` prefix is NC_CHAR (netcdf-c's marker);
+/// other `S<n>` are NC_STRING, as are numpy's `U<n>` (UTF-32). (netcdf-c
+/// 4.9.0 wrote NC_CHAR as `<U1` holding single bytes; its reader knows.)
 pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
     let (endianness, body) = match s.chars().next() {
         Some('<') => (NC_ENDIAN_LITTLE, &s[1..]),
@@ -51,7 +54,7 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
     };
     let kind = body.chars().next().ok_or(NcError::EBADTYPE)?;
     let size: usize = body[1..].parse().map_err(|_| NcError::EBADTYPE)?;
-    let fixed = |xtype| Ok(Dtype { xtype, endianness, width: size });
+    let fixed = |xtype| Ok(Dtype { xtype, endianness, width: size, utf32: false });
     match (kind, size) {
         ('i', 1) => fixed(NC_BYTE),
         ('i', 2) => fixed(NC_SHORT),
@@ -66,8 +69,8 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
         ('f', 4) => fixed(NC_FLOAT),
         ('f', 8) => fixed(NC_DOUBLE),
         ('S', 1) if endianness == NC_ENDIAN_BIG => fixed(NC_CHAR),
-        ('U', 1) => Ok(Dtype { xtype: NC_CHAR, endianness, width: 1 }),
-        ('S', n) if n >= 1 => Ok(Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_NATIVE, width: n }),
+        ('U', n) if n >= 1 => Ok(Dtype { xtype: NC_STRING, endianness, width: n, utf32: true }),
+        ('S', n) if n >= 1 => Ok(Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_NATIVE, width: n, utf32: false }),
         _ => Err(NcError::EBADTYPE),
     }
 }
@@ -95,7 +98,11 @@ mod tests {
     #[test]
     fn unsupported_dtypes() {
         assert_eq!(parse_dtype("|b1").unwrap().xtype, NC_UBYTE);
-        for bad in ["<U4", "<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2"] {
+        assert_eq!(
+            parse_dtype("<U4").unwrap(),
+            Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_LITTLE, width: 4, utf32: true }
+        );
+        for bad in ["<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2"] {
             assert_eq!(parse_dtype(bad), Err(NcError::EBADTYPE), "{bad}");
         }
     }

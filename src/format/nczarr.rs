@@ -170,9 +170,10 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
     };
     // NC_CHAR is `>S1`, netcdf-c's marker; zarr-python 3 rejects that
     // spelling, so pure Zarr (which has no char type anyway) gets `|S1`.
-    let dtype = match var.xtype {
-        NC_CHAR if opts.pure_zarr => "|S1".to_string(),
-        t => dtype_for(t, var.endianness, width)?,
+    let dtype = match (var.xtype, var.utf32) {
+        (NC_CHAR, _) if opts.pure_zarr => "|S1".to_string(),
+        (NC_STRING, Some(big)) => format!("{}U{width}", if big { '>' } else { '<' }),
+        (t, _) => dtype_for(t, var.endianness, width)?,
     };
     let mut zarray = json!({
         "zarr_format": 2,

@@ -403,10 +403,17 @@ impl Reader<'_> {
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::ENCZARR)?;
         // An unsupported dtype leaves the variable listed (as ubyte) with
         // its attributes; only its data is refused.
-        let (dtype, data_error) = match parse_dtype(dtype_text) {
+        let (mut dtype, data_error) = match parse_dtype(dtype_text) {
             Ok(d) => (d, None),
-            Err(_) => (Dtype { xtype: NC_UBYTE, endianness: NC_ENDIAN_NATIVE, width: 1 }, Some(NcError::EBADTYPE)),
+            Err(_) => (
+                Dtype { xtype: NC_UBYTE, endianness: NC_ENDIAN_NATIVE, width: 1, utf32: false },
+                Some(NcError::EBADTYPE),
+            ),
         };
+        if dtype.utf32 && dtype.width == 1 && matches!(self.layout, Layout::Upper | Layout::V1) {
+            // netcdf-c 4.9.0 and earlier: "<U1" is NC_CHAR, one byte each.
+            dtype = Dtype { xtype: NC_CHAR, endianness: NC_ENDIAN_NATIVE, width: 1, utf32: false };
+        }
         let shape = usize_list(zarray.get("shape"))?;
         let chunks = usize_list(zarray.get("chunks"))?;
         if chunks.len() != shape.len() || chunks.contains(&0) {
@@ -477,6 +484,7 @@ impl Reader<'_> {
             written: false,
             stored_path: Some(vkey),
             string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
+            utf32: dtype.utf32.then_some(dtype.endianness == NC_ENDIAN_BIG),
             codecs: read_codecs(&zarray)?,
             dim_separator: read_separator(&zarray)?,
             order_f,

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 
 use super::element::{convert_run, get_strings, put_strings, strings_fit};
 use super::grid::{ChunkPart, Run, for_each_run};
-use super::layout::VarLayout;
+use super::layout::{TextEncoding, VarLayout};
 use super::selection::Selection;
 use crate::error::{NcError, NcResult};
 use crate::types::*;
@@ -23,7 +23,7 @@ pub unsafe fn copy_run_out(layout: &VarLayout, run: Run, src: &[u8], mem_type: N
     }
     let dst = unsafe { buf.offset(run.mem_off * ms) };
     if layout.xtype == NC_STRING {
-        unsafe { get_strings(src.as_ptr(), step, es, dst as *mut *mut c_char, run.mem_step, run.n) }?;
+        unsafe { get_strings(src.as_ptr(), step, es, layout.text, dst as *mut *mut c_char, run.mem_step, run.n) }?;
         Ok(false)
     } else {
         unsafe { convert_run(layout.xtype, src.as_ptr(), step as isize, mem_type, dst, run.mem_step * ms, run.n) }
@@ -74,7 +74,7 @@ pub unsafe fn copy_in(
         let dst_step = run.chunk_step * es;
         let src = unsafe { buf.offset(run.mem_off * ms) };
         if layout.xtype == NC_STRING {
-            unsafe { put_strings(src as *const *const c_char, run.mem_step, dst, dst_step, es, run.n) }
+            unsafe { put_strings(src as *const *const c_char, run.mem_step, dst, dst_step, es, layout.text, run.n) }
         } else {
             let bad =
                 unsafe { convert_run(mem_type, src, run.mem_step * ms, layout.xtype, dst, dst_step as isize, run.n) }?;
@@ -90,13 +90,13 @@ pub unsafe fn copy_in(
 /// # Safety
 /// `buf` must hold one C string pointer (or NULL) per selected element at
 /// the selection's imap.
-pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width: usize) -> bool {
+pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width: usize, text: TextEncoding) -> bool {
     let nd = sel.count.len();
     let mut i = vec![0usize; nd];
     loop {
         let off: isize = (0..nd - 1).map(|d| i[d] as isize * sel.imap[d]).sum();
         let row = unsafe { buf.offset(off) };
-        if !unsafe { strings_fit(row, sel.imap[nd - 1], sel.count[nd - 1], width) } {
+        if !unsafe { strings_fit(row, sel.imap[nd - 1], sel.count[nd - 1], width, text) } {
             return false;
         }
         let mut d = nd - 1;

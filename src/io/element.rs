@@ -4,6 +4,7 @@
 
 use std::ffi::c_char;
 
+use super::layout::TextEncoding;
 use crate::capi::cmem::malloc_cstring;
 use crate::convert::{Element, convert_one};
 use crate::error::{NcError, NcResult};
@@ -141,29 +142,67 @@ pub unsafe fn put_strings(
     dst: *mut u8,
     dst_step: usize,
     width: usize,
+    text: TextEncoding,
     n: usize,
 ) -> NcResult<()> {
     for k in 0..n {
         let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
         let bytes = if p.is_null() { &[][..] } else { unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes() };
-        if bytes.len() > width {
-            return Err(NcError::EINVAL);
-        }
+        let encoded = encode_text(bytes, width, text).ok_or(NcError::EINVAL)?;
         let elem = unsafe { std::slice::from_raw_parts_mut(dst.add(k * dst_step), width) };
-        elem[..bytes.len()].copy_from_slice(bytes);
-        elem[bytes.len()..].fill(0);
+        elem[..encoded.len()].copy_from_slice(&encoded);
+        elem[encoded.len()..].fill(0);
     }
     Ok(())
+}
+
+/// One string as element bytes, or `None` if it does not fit `width`
+/// bytes (or is not UTF-8, for UTF-32 elements).
+fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>> {
+    match text {
+        TextEncoding::Bytes => (bytes.len() <= width).then(|| bytes.to_vec()),
+        TextEncoding::Utf32 { big_endian } => {
+            let s = std::str::from_utf8(bytes).ok()?;
+            let out: Vec<u8> = s
+                .chars()
+                .flat_map(|c| if big_endian { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() })
+                .collect();
+            (out.len() <= width).then_some(out)
+        }
+    }
+}
+
+/// One element's text as UTF-8 bytes, up to the first NUL.
+fn decode_text(elem: &[u8], text: TextEncoding) -> Vec<u8> {
+    match text {
+        TextEncoding::Bytes => elem[..elem.iter().position(|&b| b == 0).unwrap_or(elem.len())].to_vec(),
+        TextEncoding::Utf32 { big_endian } => elem
+            .chunks_exact(4)
+            .map(|u| {
+                let u = [u[0], u[1], u[2], u[3]];
+                if big_endian { u32::from_be_bytes(u) } else { u32::from_le_bytes(u) }
+            })
+            .take_while(|&u| u != 0)
+            .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect::<String>()
+            .into_bytes(),
+    }
 }
 
 /// Do all `n` C strings fit in `width` bytes?
 ///
 /// # Safety
 /// As [`put_strings`] for the source.
-pub unsafe fn strings_fit(src: *const *const c_char, src_step: isize, n: usize, width: usize) -> bool {
+pub unsafe fn strings_fit(
+    src: *const *const c_char,
+    src_step: isize,
+    n: usize,
+    width: usize,
+    text: TextEncoding,
+) -> bool {
     (0..n).all(|k| {
         let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
-        p.is_null() || unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().len() <= width
+        p.is_null() || encode_text(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes(), width, text).is_some()
     })
 }
 
@@ -177,14 +216,14 @@ pub unsafe fn get_strings(
     src: *const u8,
     src_step: usize,
     width: usize,
+    text: TextEncoding,
     dst: *mut *mut c_char,
     dst_step: isize,
     n: usize,
 ) -> NcResult<()> {
     for k in 0..n {
         let elem = unsafe { std::slice::from_raw_parts(src.add(k * src_step), width) };
-        let len = elem.iter().position(|&b| b == 0).unwrap_or(width);
-        let p = malloc_cstring(&elem[..len])?;
+        let p = malloc_cstring(&decode_text(elem, text))?;
         unsafe { dst.offset(k as isize * dst_step).write_unaligned(p) };
     }
     Ok(())
@@ -232,18 +271,33 @@ mod tests {
     }
 
     #[test]
+    fn utf32_text() {
+        let le = TextEncoding::Utf32 { big_endian: false };
+        let encoded = encode_text("aé".as_bytes(), 12, le).unwrap();
+        assert_eq!(encoded, vec![b'a', 0, 0, 0, 0xe9, 0, 0, 0]);
+        assert_eq!(decode_text(&[b'a', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0], le), "aé".as_bytes());
+        assert_eq!(encode_text(b"abcd", 12, le), None, "4 characters do not fit in U3");
+        let be = TextEncoding::Utf32 { big_endian: true };
+        assert_eq!(decode_text(&[0, 0, 0, b'z'], be), b"z");
+    }
+
+    #[test]
     fn strings_round_trip() {
         let a = c"ab";
         let b = c"";
         let ptrs = [a.as_ptr(), b.as_ptr()];
         let mut chunk = vec![0xffu8; 8];
-        unsafe { put_strings(ptrs.as_ptr(), 1, chunk.as_mut_ptr(), 4, 4, 2) }.unwrap();
+        let bytes = TextEncoding::Bytes;
+        unsafe { put_strings(ptrs.as_ptr(), 1, chunk.as_mut_ptr(), 4, 4, bytes, 2) }.unwrap();
         assert_eq!(chunk, b"ab\0\0\0\0\0\0");
         let long = [c"abcde".as_ptr()];
-        assert!(!unsafe { strings_fit(long.as_ptr(), 1, 1, 4) });
-        assert_eq!(unsafe { put_strings(long.as_ptr(), 1, [0u8; 4].as_mut_ptr(), 4, 4, 1) }, Err(NcError::EINVAL));
+        assert!(!unsafe { strings_fit(long.as_ptr(), 1, 1, 4, bytes) });
+        assert_eq!(
+            unsafe { put_strings(long.as_ptr(), 1, [0u8; 4].as_mut_ptr(), 4, 4, bytes, 1) },
+            Err(NcError::EINVAL)
+        );
         let mut out = [std::ptr::null_mut::<c_char>(); 2];
-        unsafe { get_strings(chunk.as_ptr(), 4, 4, out.as_mut_ptr(), 1, 2) }.unwrap();
+        unsafe { get_strings(chunk.as_ptr(), 4, 4, bytes, out.as_mut_ptr(), 1, 2) }.unwrap();
         unsafe {
             assert_eq!(std::ffi::CStr::from_ptr(out[0]).to_bytes(), b"ab");
             assert_eq!(std::ffi::CStr::from_ptr(out[1]).to_bytes(), b"");

@@ -67,8 +67,8 @@ pub unsafe fn write(
     }
     let var = ds.model.var(grp, varid)?;
     if var.xtype == NC_STRING {
-        let width = VarLayout::of(&ds.model, grp, var)?.elem_size;
-        if !unsafe { all_strings_fit(sel, buf as *const *const c_char, width) } {
+        let layout = VarLayout::of(&ds.model, grp, var)?;
+        if !unsafe { all_strings_fit(sel, buf as *const *const c_char, layout.elem_size, layout.text) } {
             return Err(NcError::EINVAL);
         }
     }

@@ -25,12 +25,31 @@ pub struct VarLayout {
     /// Chunks are stored in Fortran order (`order: "F"`); in memory they
     /// are always C order.
     pub order_f: bool,
+    /// How NC_STRING elements are encoded.
+    pub text: TextEncoding,
+}
+
+/// The encoding of fixed-width NC_STRING elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// Bytes, NUL-padded (`S<n>`).
+    Bytes,
+    /// UTF-32 code units, zero-padded (numpy `U<n>`).
+    Utf32 { big_endian: bool },
 }
 
 impl VarLayout {
     pub fn of(model: &Model, grp: usize, var: &Var) -> NcResult<VarLayout> {
         let scalar = var.dimids.is_empty();
-        let elem_size = if var.xtype == NC_STRING { string_width(model, var) } else { type_size(var.xtype)? };
+        let text = match var.utf32 {
+            Some(big_endian) => TextEncoding::Utf32 { big_endian },
+            None => TextEncoding::Bytes,
+        };
+        let elem_size = match (var.xtype, text) {
+            (NC_STRING, TextEncoding::Utf32 { .. }) => 4 * string_width(model, var),
+            (NC_STRING, _) => string_width(model, var),
+            (t, _) => type_size(t)?,
+        };
         let native_big = cfg!(target_endian = "big");
         let stored_big = match var.endianness {
             NC_ENDIAN_BIG => true,
@@ -48,6 +67,7 @@ impl VarLayout {
             fill,
             separator: var.dim_separator,
             order_f: var.order_f && var.dimids.len() > 1,
+            text,
         })
     }
 

@@ -63,6 +63,8 @@ pub struct Var {
     /// For NC_STRING variables read from storage: the fixed string width
     /// their chunks were written with.
     pub string_width: Option<usize>,
+    /// NC_STRING stored as numpy `U<n>` (UTF-32; `true` if big-endian).
+    pub utf32: Option<bool>,
     /// Codecs named in storage (`filters` then `compressor`, as JSON).
     /// Until the filter issue lands, data of a variable with codecs is
     /// refused (NC_ENOFILTER) rather than returned undecoded.
@@ -330,6 +332,7 @@ impl Model {
             written: false,
             stored_path: None,
             string_width: None,
+            utf32: None,
             codecs: Vec::new(),
             dim_separator: '.',
             order_f: false,

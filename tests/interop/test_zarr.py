@@ -55,6 +55,11 @@ def test_we_read_zarr_python_3(tools, tmp_path):
     n = root.create_array("nested", shape=(4,), chunks=(2,), dtype="<u4", compressors=None,
                           chunk_key_encoding={"name": "v2", "separator": "/"}, fill_value=None)
     n[:] = [1, 2, 3, 4]
+    u = root.create_array("unicode", shape=(3,), chunks=(2,), dtype="<U4", compressors=None, fill_value="")
+    u[:] = ["añb", "", "√2π!"]
+    cx = root.create_array("complex", shape=(2,), chunks=(2,), dtype="<c8", compressors=None, fill_value=0)
+    cx[:] = [1 + 2j, 3 - 4j]
+    cx.attrs["kind"] = "complex"
     comp = root.create_array("compressed", shape=(4,), chunks=(4,), dtype="<i4", fill_value=0)  # Blosc
     comp[:] = [1, 2, 3, 4]
     comp.attrs["note"] = "still listed"
@@ -79,6 +84,11 @@ def test_we_read_zarr_python_3(tools, tmp_path):
         "    data [1.5, 2.5, 3.5, nan, nan]",
         "    data [1, 0, 1]",  # |b1 as ubyte
         '    data ["ab", "cdefg", ""]',
+        '    data ["a\\xc3\\xb1b", "", "\\xe2\\x88\\x9a2\\xcf\\x80!"]',  # <U4, as UTF-8
+        # An unsupported dtype: listed, attributes readable, data refused.
+        "  var complex ubyte (_Anonymous_Dim_2) chunks=(2) nofill=0 fill=[0]",
+        '    att kind char 7 "complex"',
+        "    data error -45",
         "  var zero_d int () nofill=0 fill=[0] endian=little",
         "    data [42]",
         "  var fortran int (_Anonymous_Dim_2, _Anonymous_Dim_3) chunks=(2, 3) nofill=0 fill=[0] endian=little",
