@@ -67,6 +67,7 @@ impl Dataset {
         let mut model = Model::new(true);
         model.define_mode = true;
         model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
+        model.layout_490 = url.layout_490();
         model.dirty = true;
         Ok(Dataset {
             path: path.to_string(),
@@ -107,7 +108,8 @@ impl Dataset {
             pure_zarr: self.url.pure_zarr(),
             xarray_dims: self.url.xarray_dims(),
             ncproperties: self.ncproperties.clone().unwrap_or_else(our_ncproperties),
-            consolidated: !self.url.has_mode("noconsolidated"),
+            consolidated: !self.url.has_mode("noconsolidated") && !self.url.layout_490(),
+            layout_490: self.url.layout_490(),
         }
     }
 

@@ -66,6 +66,12 @@ impl DatasetUrl {
         Some(format!("file://{}#{}", self.file_root().display(), fragment.join("&")))
     }
 
+    /// `nczarr_layout=4.9.0`: write the layout of netcdf-c 4.9.0 (Debian
+    /// 12's version) instead of the current one, for readers that old.
+    pub fn layout_490(&self) -> bool {
+        self.params.iter().any(|(k, v)| k == "nczarr_layout" && v == "4.9.0")
+    }
+
     /// The directory of a file-storage dataset.
     pub fn file_root(&self) -> &Path {
         match &self.storage {
@@ -356,6 +362,12 @@ mod tests {
         let u = parse("file:///d/x.zarr#zarr&log").unwrap();
         assert_eq!(u.display_name().unwrap(), "file:///d/x.zarr#mode=nczarr,zarr&log");
         assert_eq!(parse("/d/x.zarr").unwrap().display_name(), None);
+    }
+
+    #[test]
+    fn legacy_layout_key() {
+        assert!(parse("/d#mode=nczarr,file&nczarr_layout=4.9.0").unwrap().layout_490());
+        assert!(!parse("/d#mode=nczarr,file").unwrap().layout_490());
     }
 
     #[test]

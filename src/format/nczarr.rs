@@ -36,6 +36,9 @@ pub struct WriteOptions {
     /// Also write consolidated metadata (`.zmetadata`), so readers open
     /// the whole tree in one read. When off, a stale one is removed.
     pub consolidated: bool,
+    /// Write netcdf-c 4.9.0's layout (`_NCZARR_*` keys in `.zgroup` and
+    /// `.zarray`, NC_CHAR as `<U1`) for readers that old.
+    pub layout_490: bool,
 }
 
 // ---------------------------------------------------------------------
@@ -95,10 +98,35 @@ impl Writer<'_> {
     }
 }
 
+/// netcdf-c 4.9.0 typed text as `<U1` where later versions write `>S1`.
+fn types_for_490(types: &mut Map<String, Value>) {
+    for t in types.values_mut() {
+        if t == ">S1" {
+            *t = json!("<U1");
+        }
+    }
+}
+
 fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -> NcResult<()> {
     let group = &model.groups[g];
     let gkey = model.group_key(g);
-    out.put(&join(&gkey, ".zgroup"), json!({"zarr_format": 2}))?;
+    let mut dims = Map::new();
+    for &d in &group.dims {
+        let dim = &model.dims[d];
+        let spec = if dim.unlimited { json!({"size": dim.len, "unlimited": 1}) } else { json!(dim.len) };
+        dims.insert(dim.name.clone(), spec);
+    }
+    let arrays: Vec<&str> = group.vars.iter().map(|v| v.name.as_str()).collect();
+    let groups: Vec<&str> = group.children.iter().map(|&c| model.groups[c].name.as_str()).collect();
+
+    let mut zgroup = json!({"zarr_format": 2});
+    if opts.layout_490 {
+        if g == 0 {
+            zgroup["_NCZARR_SUPERBLOCK"] = json!({"version": NCZARR_FORMAT_VERSION});
+        }
+        zgroup["_NCZARR_GROUP"] = json!({"dims": dims, "vars": arrays, "groups": groups});
+    }
+    out.put(&join(&gkey, ".zgroup"), zgroup)?;
 
     let mut zattrs = Map::new();
     let (user, mut types) = encode_attrs(&group.atts);
@@ -107,15 +135,10 @@ fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -
         types.insert(NCPROPERTIES.into(), json!(">S1"));
     }
     zattrs.extend(user);
-    if !opts.pure_zarr {
-        let mut dims = Map::new();
-        for &d in &group.dims {
-            let dim = &model.dims[d];
-            let spec = if dim.unlimited { json!({"size": dim.len, "unlimited": 1}) } else { json!(dim.len) };
-            dims.insert(dim.name.clone(), spec);
-        }
-        let arrays: Vec<&str> = group.vars.iter().map(|v| v.name.as_str()).collect();
-        let groups: Vec<&str> = group.children.iter().map(|&c| model.groups[c].name.as_str()).collect();
+    if opts.layout_490 {
+        types_for_490(&mut types);
+        zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));
+    } else if !opts.pure_zarr {
         zattrs.insert(GROUP.into(), json!({"dimensions": dims, "arrays": arrays, "groups": groups}));
         types.insert(GROUP.into(), json!(JSON_DTYPE));
         if g == 0 {
@@ -172,6 +195,9 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
     // spelling, so pure Zarr (which has no char type anyway) gets `|S1`.
     let dtype = match (var.xtype, var.utf32) {
         (NC_CHAR, _) if opts.pure_zarr => "|S1".to_string(),
+        (NC_CHAR, _) if opts.layout_490 => "<U1".to_string(),
+        (NC_BYTE, _) if opts.layout_490 => "<i1".to_string(),
+        (NC_UBYTE, _) if opts.layout_490 => "<u1".to_string(),
         (NC_STRING, Some(big)) => format!("{}U{width}", if big { '>' } else { '<' }),
         (t, _) => dtype_for(t, var.endianness, width)?,
     };
@@ -188,17 +214,28 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
     if var.dim_separator != '.' {
         zarray["dimension_separator"] = json!(var.dim_separator.to_string());
     }
+    let refs: Vec<String> = var.dimids.iter().map(|&d| model.dim_full_name(d)).collect();
+    if opts.layout_490 {
+        let storage = if scalar { "scalar" } else { "chunked" };
+        zarray["_NCZARR_ARRAY"] = json!({"dimrefs": refs, "storage": storage});
+    }
     out.put(&join(&vkey, ".zarray"), zarray)?;
 
     let (mut zattrs, mut types) = encode_attrs(&var.atts);
     let all_dims_in_root = var.dimids.iter().all(|&d| model.dims[d].group == 0);
     if opts.xarray_dims && g == 0 && all_dims_in_root {
-        let names: Vec<&str> =
-            if scalar { vec!["_scalar_"] } else { var.dimids.iter().map(|&d| model.dims[d].name.as_str()).collect() };
+        // netcdf-c 4.9.0 named a scalar's dimensions [], later ones ["_scalar_"].
+        let names: Vec<&str> = match (scalar, opts.layout_490) {
+            (true, true) => vec![],
+            (true, false) => vec!["_scalar_"],
+            _ => var.dimids.iter().map(|&d| model.dims[d].name.as_str()).collect(),
+        };
         zattrs.insert(XARRAY_DIMS.into(), json!(names));
     }
-    if !opts.pure_zarr {
-        let refs: Vec<String> = var.dimids.iter().map(|&d| model.dim_full_name(d)).collect();
+    if opts.layout_490 {
+        types_for_490(&mut types);
+        zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));
+    } else if !opts.pure_zarr {
         let mut array = Map::new();
         array.insert("dimension_references".into(), json!(refs));
         if scalar {
@@ -231,7 +268,13 @@ mod tests {
     }
 
     fn options() -> WriteOptions {
-        WriteOptions { pure_zarr: false, xarray_dims: true, ncproperties: "version=2".into(), consolidated: true }
+        WriteOptions {
+            pure_zarr: false,
+            xarray_dims: true,
+            ncproperties: "version=2".into(),
+            consolidated: true,
+            layout_490: false,
+        }
     }
 
     fn sample_model() -> Model {
@@ -282,7 +325,13 @@ mod tests {
     fn pure_zarr_leaves_out_nczarr_keys() {
         let store = scratch("pure");
         let mut m = sample_model();
-        let opts = WriteOptions { pure_zarr: true, xarray_dims: true, ncproperties: "p".into(), consolidated: false };
+        let opts = WriteOptions {
+            pure_zarr: true,
+            xarray_dims: true,
+            ncproperties: "p".into(),
+            consolidated: false,
+            layout_490: false,
+        };
         write_dataset(&mut m, &store, &opts).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();
         assert!(root.get(SUPERBLOCK).is_none() && root.get(GROUP).is_none());

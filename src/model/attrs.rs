@@ -119,6 +119,9 @@ pub fn put_att_as(
     if model.classic_model && file_type > NC_DOUBLE {
         return Err(NcError::ESTRICTNC3);
     }
+    if model.layout_490 && file_type == NC_STRING {
+        return Err(NcError::EBADTYPE);
+    }
     let mut range_error = false;
     if name == FILL_VALUE && varid != NC_GLOBAL {
         if values.len() != 1 {

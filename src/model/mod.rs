@@ -116,6 +116,9 @@ pub struct Model {
     pub fill_mode: i32,
     /// Metadata changed since it was last written.
     pub dirty: bool,
+    /// Written in netcdf-c 4.9.0's layout, which has neither unlimited
+    /// dimensions nor NC_STRING (refused as 4.9.0 refuses them).
+    pub layout_490: bool,
 }
 
 impl Model {
@@ -128,6 +131,7 @@ impl Model {
             classic_model: false,
             fill_mode: NC_FILL,
             dirty: false,
+            layout_490: false,
         }
     }
 
@@ -259,7 +263,7 @@ impl Model {
         self.group(grp)?;
         self.check_writable()?;
         let name = names::check_name(name)?;
-        if self.classic_model && len > u32::MAX as usize {
+        if (self.classic_model && len > u32::MAX as usize) || (self.layout_490 && len == 0) {
             return Err(NcError::EDIMSIZE);
         }
         if self.groups[grp].dims.iter().any(|&d| self.dims[d].name == name) {
@@ -302,6 +306,9 @@ impl Model {
         }
         if self.classic_model && xtype > NC_DOUBLE {
             return Err(NcError::ESTRICTNC3);
+        }
+        if self.layout_490 && xtype == NC_STRING {
+            return Err(NcError::EBADTYPE);
         }
         if dimids.len() > NC_MAX_VAR_DIMS {
             return Err(NcError::EMAXDIMS);

@@ -45,6 +45,7 @@ def tools(tmp_path_factory):
         "write_sample": build("write_sample.c", d / "write_sample", against_wheel=False),
         "write_data": build("write_data.c", d / "write_data", against_wheel=False),
         "write_sample_numeric": build("write_numeric.c", d / "write_numeric", against_wheel=False),
+        "write_plain": build("write_plain.c", d / "write_plain", against_wheel=False),
     }
 
 

@@ -151,3 +151,33 @@ def test_netcdf_c_4_8_0_objects(tools, tmp_path):
         "    data [10, 20]",
     ]:
         assert line + "\n" in text, f"{line!r} not in:\n{text}"
+
+
+def test_debian_netcdf_c_4_9_0_reads_our_490_layout(tools, tmp_path):
+    """`nczarr_layout=4.9.0` writes what Debian 12's netcdf-c (4.9.0)
+    reads: its ncdump shows the same structure and values we do."""
+    ncdump = shutil.which("ncdump")
+    assert ncdump, "Debian's netcdf-bin must be installed (tools/install-test-deps.sh does)"
+    store = tmp_path / "p490.zarr"
+    run(tools["write_plain"], f"file://{store}#mode=nczarr,file&nczarr_layout=4.9.0")
+    assert "_NCZARR_SUPERBLOCK" in (store / ".zgroup").read_text()
+    assert not (store / ".zmetadata").exists()
+    dump = subprocess.run([ncdump, url(store)], capture_output=True, text=True, check=True).stdout
+    for text in [
+        "\tx = 3 ;",
+        "\tint v(x, y) ;",
+        "\t\tv:offset = 100 ;",
+        '\t\tv:units = "m2" ;',
+        "\tchar c(y) ;",
+        '\t\t:title = "plain" ;',
+        "  80, 90, 100, 110 ;",
+        ' c = "wxyz" ;',
+        " b = -1, 0, 1 ;",
+        "group: g {",
+        "  3.5, 4.5, 5.5 ;",
+    ]:
+        assert text in dump, f"{text!r} not in:\n{dump}"
+    # We read it back too, as the same dataset in the current layout.
+    current = tmp_path / "current.zarr"
+    run(tools["write_plain"], url(current))
+    assert run(tools["describe_ours"], url(store)) == run(tools["describe_ours"], url(current))
