@@ -85,7 +85,8 @@ def store_4_9_1(tmp_path):
     .zattrs, NC_CHAR as >S1, a subgroup with its own dimension."""
     s = tmp_path / "v491.zarr"
     put_json(s / ".zgroup", {"zarr_format": 2, "_nczarr_superblock": {"version": "2.0.0"},
-                             "_nczarr_group": {"dims": {"x": 4}, "vars": ["a", "name"], "groups": ["g"]}})
+                             "_nczarr_group": {"dims": {"x": 4}, "vars": ["a", "name", "s", "words"],
+                                               "groups": ["g"]}})
     put_json(s / ".zattrs", {"title": "fixture", "_NCProperties": "version=2,netcdf=4.9.2,nczarr=2.0.0",
                              "_nczarr_attr": {"types": {"title": ">S1", "_NCProperties": ">S1"}}})
     put_json(s / "a" / ".zarray", {"zarr_format": 2, "shape": [4], "dtype": "<i2", "chunks": [4], "fill_value": -1,
@@ -98,6 +99,14 @@ def store_4_9_1(tmp_path):
                                       "fill_value": "", "order": "C", "compressor": None, "filters": None,
                                       "_nczarr_array": {"dimrefs": ["/x"], "storage": "chunked"}})
     put_chunk(s / "name" / "0", b"wxyz")
+    put_json(s / "s" / ".zarray", {"zarr_format": 2, "shape": [1], "dtype": "<f4", "chunks": [1], "fill_value": "Infinity",
+                                   "order": "C", "compressor": None, "filters": None,
+                                   "_nczarr_array": {"dimrefs": [], "storage": "scalar"}})
+    put_json(s / "words" / ".zarray", {"zarr_format": 2, "shape": [4], "dtype": "|S6", "chunks": [2],
+                                       "fill_value": "", "order": "C", "compressor": None, "filters": None,
+                                       "_nczarr_array": {"dimrefs": ["/x"], "storage": "chunked"}})
+    put_json(s / "words" / ".zattrs", {"_nczarr_maxstrlen": 6, "_nczarr_attr": {"types": {"_nczarr_maxstrlen": "<i4"}}})
+    put_chunk(s / "words" / "0", b"alpha\0six666")
     put_json(s / "g" / ".zgroup", {"zarr_format": 2,
                                    "_nczarr_group": {"dims": {"z": 2}, "vars": ["b"], "groups": []}})
     put_json(s / "g" / "b" / ".zarray", {"zarr_format": 2, "shape": [2, 4], "dtype": "<f8", "chunks": [1, 4],
@@ -116,13 +125,18 @@ def test_netcdf_c_4_9_1_layout(tools, store_4_9_1):
         "    data [1, 2, 3, 4]",
         "  var name char (x) chunks=(4) nofill=0 fill=\"\\x00\"",
         '    data "wxyz"',
+        "  var s float () nofill=0 fill=[inf] endian=little",  # a scalar never written
+        "    data [inf]",
+        "    att _nczarr_maxstrlen int 1 [6]",
+        '    data ["alpha", "six666", "", ""]',
         "group /g",
         "  dim z 2",
         "  var b double (z, x) chunks=(1, 4) nofill=0 fill=[nan] endian=little",
         "    data [nan, nan, nan, nan, 1.5, 2.5, 3.5, 4.5]",
     ]:
         assert line + "\n" in text, f"{line!r} not in:\n{text}"
-    assert "_nczarr" not in text and "_ARRAY_DIMENSIONS" not in text
+    for hidden in ["_nczarr_array", "_nczarr_attr", "_nczarr_group", "_nczarr_superblock", "_ARRAY_DIMENSIONS"]:
+        assert hidden not in text
     assert run(tools["describe_ours"], "-w", url(store_4_9_1)).startswith("redef -37\n")
 
 
