@@ -10,6 +10,7 @@
 //! * [`url`]: dataset names and `#mode=` fragments.
 
 pub mod capi;
+pub mod codec;
 pub mod convert;
 pub mod dataset;
 pub mod error;

@@ -17,9 +17,14 @@ use crate::types::*;
 
 /// Attributes netcdf-c computes on request rather than storing; they are
 /// readable by name only and never listed.
-fn special_att(ds: &Dataset, varid: c_int, name: &str) -> Option<Values> {
+fn special_att(ds: &Dataset, grp: usize, varid: c_int, name: &str) -> Option<Values> {
     if varid != NC_GLOBAL {
-        return None;
+        // `_Codecs`: the variable's codec chain as a JSON array (absent
+        // when it has none).
+        let var = ds.model.var(grp, varid).ok()?;
+        return (name == "_Codecs" && !var.codecs.is_empty()).then(|| {
+            Values::Char(crate::format::attrs::json_text(&serde_json::Value::Array(var.codecs.clone())).into_bytes())
+        });
     }
     match name {
         "_NCProperties" => ds.ncproperties.as_ref().map(|p| Values::Char(p.clone().into_bytes())),
@@ -41,7 +46,7 @@ fn check_varid(ds: &Dataset, grp: usize, varid: c_int) -> NcResult<()> {
 /// type), with the range-error flag.
 fn fetch(ds: &Dataset, grp: usize, varid: c_int, name: &str, mem_type: NcType) -> NcResult<(Values, bool)> {
     check_varid(ds, grp, varid)?;
-    match special_att(ds, varid, name) {
+    match special_att(ds, grp, varid, name) {
         Some(values) => attrs::convert_for_reading(&values, mem_type, false),
         None => attrs::get_att(&ds.model, grp, varid, name, mem_type),
     }
@@ -445,7 +450,7 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             check_varid(ds, grp, varid)?;
-            if special_att(ds, varid, name).is_some() {
+            if special_att(ds, grp, varid, name).is_some() {
                 return Err(NcError::EATTMETA);
             }
             let (num, _) = attrs::find_att(&ds.model, grp, varid, name)?;

@@ -1,36 +1,122 @@
-//! The filter API, as it stands before any codec is built in: variables
-//! can be asked about their filters, and defining one answers
-//! NC_ENOFILTER, exactly as netcdf-c does when no plugin provides the
-//! filter. (Built-in codecs and plugin loading are the filter issue's.)
+//! The filter API: HDF5 filter ids and parameters over the codecs built
+//! into the library (deflate, shuffle, fletcher32, bzip2, zstd, lz4).
+//! szip and blosc are not built in: defining them answers NC_ENOFILTER
+//! (netcdf-c's answer when no plugin provides a filter) rather than
+//! silently writing uncompressed data.
 
 use std::ffi::{c_int, c_uint};
 
-use super::{guard, put};
-use crate::error::NcError;
+use super::{guard, put, put_slice, read_array};
+use crate::codec::spec::{self, BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, SZIP, ZSTD};
+use crate::error::{NcError, NcResult};
 use crate::registry;
 
+/// Define one filter on a variable.
+fn def_filter(ncid: c_int, varid: c_int, id: c_uint, params: &[c_uint]) -> NcResult<()> {
+    registry::with(ncid, |ds, grp| ds.model.def_var_filter(grp, varid, id, params))
+}
+
+/// The visible parameters of a filter, if the variable has it.
+fn filter_params(ncid: c_int, varid: c_int, id: c_uint) -> NcResult<Option<Vec<c_uint>>> {
+    registry::with(ncid, |ds, grp| match ds.model.var_filter_info(grp, varid, id) {
+        Ok(p) => Ok(Some(p)),
+        Err(NcError::ENOFILTER) => Ok(None),
+        Err(e) => Err(e),
+    })
+}
+
 /// # Safety
-/// `params` must hold `nparams` values or be NULL when `nparams` is 0.
+/// `params` must hold `nparams` values (may be NULL when `nparams` is 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_filter(
     ncid: c_int,
     varid: c_int,
-    _id: c_uint,
+    id: c_uint,
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            ds.model.var(grp, varid)?;
-            ds.model.check_writable()?;
-            if nparams > 0 && params.is_null() {
-                return Err(NcError::EINVAL);
-            }
-            Err(NcError::ENOFILTER)
-        })
+        let params = unsafe { read_array(params, nparams) }?;
+        def_filter(ncid, varid, id, &params)
     })
 }
 
+/// The filter ids of a variable in chain order (0 for a codec that has
+/// no HDF5 id or that this build does not know, as netcdf-c reports it).
+///
+/// # Safety
+/// `nfiltersp` NULL or writable; `ids` NULL or room for every filter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter_ids(
+    ncid: c_int,
+    varid: c_int,
+    nfiltersp: *mut usize,
+    ids: *mut c_uint,
+) -> c_int {
+    guard(|| {
+        let filters = registry::with(ncid, |ds, grp| ds.model.var_filters(grp, varid))?;
+        let list: Vec<c_uint> = filters.iter().map(|f| f.0).collect();
+        unsafe {
+            put(nfiltersp, list.len());
+            put_slice(ids, &list);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `nparamsp` NULL or writable; `params` NULL or room for every parameter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter_info(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
+    guard(|| {
+        let p = registry::with(ncid, |ds, grp| ds.model.var_filter_info(grp, varid, id))?;
+        unsafe {
+            put(nparamsp, p.len());
+            put_slice(params, &p);
+        }
+        Ok(())
+    })
+}
+
+/// The first filter of a variable; `*idp` is 0 when it has none.
+///
+/// # Safety
+/// Each pointer NULL or writable (`params`: room for every parameter).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    idp: *mut c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
+    guard(|| {
+        let filters = registry::with(ncid, |ds, grp| ds.model.var_filters(grp, varid))?;
+        let (id, p) = filters.into_iter().next().unwrap_or((0, Vec::new()));
+        unsafe {
+            put(idp, id);
+            put(nparamsp, p.len());
+            put_slice(params, &p);
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
+    guard(|| {
+        registry::with(ncid, |_, _| Ok(()))?;
+        if spec::available(id) { Ok(()) } else { Err(NcError::ENOFILTER) }
+    })
+}
+
+/// Shuffle (if asked) then deflate (if asked), as netcdf-c orders them.
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_deflate(
     ncid: c_int,
@@ -40,14 +126,17 @@ pub extern "C" fn nc_def_var_deflate(
     deflate_level: c_int,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            ds.model.var(grp, varid)?;
-            ds.model.check_writable()?;
-            if deflate != 0 && !(0..=9).contains(&deflate_level) {
-                return Err(NcError::EINVAL);
-            }
-            if shuffle != 0 || deflate != 0 { Err(NcError::ENOFILTER) } else { Ok(()) }
-        })
+        if deflate != 0 && !(0..=9).contains(&deflate_level) {
+            return Err(NcError::EINVAL);
+        }
+        if shuffle != 0 {
+            def_filter(ncid, varid, SHUFFLE, &[])?;
+        }
+        if deflate != 0 {
+            def_filter(ncid, varid, DEFLATE, &[deflate_level as c_uint])?;
+        }
+        // Neither: still check the ids, as netcdf-c does.
+        registry::with(ncid, |ds, grp| ds.model.var(grp, varid).map(|_| ()))
     })
 }
 
@@ -62,46 +151,167 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     deflate_levelp: *mut c_int,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            ds.model.var(grp, varid)?;
-            unsafe {
-                put(shufflep, 0);
-                put(deflatep, 0);
-                put(deflate_levelp, 0);
-            }
-            Ok(())
-        })
+        let shuffle = filter_params(ncid, varid, SHUFFLE)?.is_some();
+        let deflate = filter_params(ncid, varid, DEFLATE)?;
+        unsafe {
+            put(shufflep, shuffle as c_int);
+            put(deflatep, deflate.is_some() as c_int);
+            put(deflate_levelp, deflate.and_then(|p| p.first().copied()).unwrap_or(0) as c_int);
+        }
+        Ok(())
     })
 }
 
-/// The filters of a variable in chain order. Codecs read from storage
-/// that this build cannot decode are reported with id 0, as netcdf-c does.
-///
-/// # Safety
-/// `nfiltersp` NULL or writable; `ids` NULL or room for every filter.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_var_filter_ids(
+pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
+    guard(|| {
+        if fletcher32 != 0 {
+            def_filter(ncid, varid, FLETCHER32, &[])
+        } else {
+            registry::with(ncid, |ds, grp| ds.model.var(grp, varid).map(|_| ()))
+        }
+    })
+}
+
+/// # Safety
+/// `fletcher32p` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
+    guard(|| {
+        let on = filter_params(ncid, varid, FLETCHER32)?.is_some();
+        unsafe { put(fletcher32p, on as c_int) };
+        Ok(())
+    })
+}
+
+/// szip is not built in (it may come as a plugin): NC_ENOFILTER.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int, pixels_per_block: c_int) -> c_int {
+    guard(|| def_filter(ncid, varid, SZIP, &[options_mask as c_uint, pixels_per_block as c_uint]))
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_szip(
     ncid: c_int,
     varid: c_int,
-    nfiltersp: *mut usize,
-    ids: *mut c_uint,
+    options_maskp: *mut c_int,
+    pixels_per_blockp: *mut c_int,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            let n = ds.model.var(grp, varid)?.codecs.len();
-            unsafe {
-                put(nfiltersp, n);
-                super::put_slice(ids, &vec![0 as c_uint; n]);
-            }
-            Ok(())
-        })
+        let p = filter_params(ncid, varid, SZIP)?.unwrap_or_default();
+        unsafe {
+            put(options_maskp, p.first().copied().unwrap_or(0) as c_int);
+            put(pixels_per_blockp, p.get(1).copied().unwrap_or(0) as c_int);
+        }
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_inq_filter_avail(ncid: c_int, _id: c_uint) -> c_int {
+pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
     guard(|| {
-        registry::with(ncid, |_, _| Ok(()))?;
-        Err(NcError::ENOFILTER)
+        if !(1..=9).contains(&level) {
+            return Err(NcError::EINVAL);
+        }
+        def_filter(ncid, varid, BZIP2, &[level as c_uint])
+    })
+}
+
+/// Whether a level-style filter is present, and its level.
+///
+/// # Safety
+/// Each pointer must be NULL or writable.
+unsafe fn inq_level(ncid: c_int, varid: c_int, id: c_uint, hasfilterp: *mut c_int, levelp: *mut c_int) -> c_int {
+    guard(|| {
+        let p = filter_params(ncid, varid, id)?;
+        unsafe {
+            put(hasfilterp, p.is_some() as c_int);
+            if let Some(level) = p.and_then(|p| p.first().copied()) {
+                put(levelp, level as c_int);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_bzip2(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
+    unsafe { inq_level(ncid, varid, BZIP2, hasfilterp, levelp) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    guard(|| {
+        if !(-131072..=22).contains(&level) {
+            return Err(NcError::EINVAL);
+        }
+        def_filter(ncid, varid, ZSTD, &[level as c_uint])
+    })
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_zstandard(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
+    unsafe { inq_level(ncid, varid, ZSTD, hasfilterp, levelp) }
+}
+
+/// blosc is not built in yet: NC_ENOFILTER after netcdf-c's argument
+/// checks (netcdf-c without blosc returns success and compresses nothing).
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_def_var_blosc(
+    ncid: c_int,
+    varid: c_int,
+    subcompressor: c_uint,
+    level: c_uint,
+    blocksize: c_uint,
+    addshuffle: c_uint,
+) -> c_int {
+    guard(|| {
+        if addshuffle > 2 || subcompressor > 5 {
+            return Err(NcError::EINVAL);
+        }
+        def_filter(ncid, varid, BLOSC, &[0, 0, 0, blocksize, level, addshuffle, subcompressor])
+    })
+}
+
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_var_blosc(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    subcompressorp: *mut c_uint,
+    levelp: *mut c_uint,
+    blocksizep: *mut c_uint,
+    addshufflep: *mut c_uint,
+) -> c_int {
+    guard(|| {
+        let p = filter_params(ncid, varid, BLOSC)?;
+        unsafe {
+            put(hasfilterp, p.is_some() as c_int);
+            if let Some(p) = p.filter(|p| p.len() == 7) {
+                put(blocksizep, p[3]);
+                put(levelp, p[4]);
+                put(addshufflep, p[5]);
+                put(subcompressorp, p[6]);
+            }
+        }
+        Ok(())
     })
 }

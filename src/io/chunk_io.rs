@@ -14,7 +14,9 @@ const MAX_THREADS: usize = 8;
 pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResult<Vec<u8>> {
     match store.get(&layout.chunk_key(idx))? {
         None => Ok(layout.fill_chunk()),
-        Some(mut data) => {
+        Some(stored) => {
+            let mut data =
+                if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, layout.chunk_bytes())? };
             if data.len() != layout.chunk_bytes() {
                 // Truncated or foreign: never hand out misaligned bytes.
                 return Err(NcError::ENCZARR);
@@ -32,20 +34,18 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if layout.order_f {
-        let mut reordered = transpose(data, &layout.chunks, layout.elem_size, false);
-        if layout.swap {
-            swap_bytes(&mut reordered, layout.elem_size);
-        }
-        return store.put(&layout.chunk_key(idx), &reordered);
+    if !layout.order_f && !layout.swap && layout.chain.is_empty() {
+        return store.put(&layout.chunk_key(idx), data);
     }
+    let mut bytes =
+        if layout.order_f { transpose(data, &layout.chunks, layout.elem_size, false) } else { data.to_vec() };
     if layout.swap {
-        let mut swapped = data.to_vec();
-        swap_bytes(&mut swapped, layout.elem_size);
-        store.put(&layout.chunk_key(idx), &swapped)
-    } else {
-        store.put(&layout.chunk_key(idx), data)
+        swap_bytes(&mut bytes, layout.elem_size);
     }
+    if !layout.chain.is_empty() {
+        bytes = layout.chain.encode(&bytes)?;
+    }
+    store.put(&layout.chunk_key(idx), &bytes)
 }
 
 pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> NcResult<()> {

@@ -29,10 +29,6 @@ pub(super) fn prepare(ds: &mut Dataset, grp: usize, varid: i32, mem_type: NcType
         return Err(e);
     }
     check_types(mem_type, var.xtype)?;
-    if !var.codecs.is_empty() {
-        // Filters arrive with their own issue; never hand out encoded bytes.
-        return Err(NcError::ENOFILTER);
-    }
     if ds.model.define_mode {
         if ds.model.classic_model {
             return Err(NcError::EINDEFINE);

@@ -1,5 +1,8 @@
 //! What the engine needs to know about one variable's stored chunks.
 
+use std::sync::Arc;
+
+use crate::codec::Chain;
 use crate::error::{NcError, NcResult};
 use crate::format::nczarr::string_width;
 use crate::model::{Model, Values, Var};
@@ -27,6 +30,8 @@ pub struct VarLayout {
     pub order_f: bool,
     /// How NC_STRING elements are encoded.
     pub text: TextEncoding,
+    /// The variable's filters (empty: chunks are stored raw).
+    pub chain: Arc<Chain>,
 }
 
 /// The encoding of fixed-width NC_STRING elements.
@@ -68,6 +73,8 @@ impl VarLayout {
             separator: var.dim_separator,
             order_f: var.order_f && var.dimids.len() > 1,
             text,
+            // A codec this build lacks makes data access NC_ENOFILTER.
+            chain: Arc::new(Chain::from_json(&var.codecs, elem_size)?),
         })
     }
 

@@ -35,8 +35,8 @@ enum PartRead {
 const MAX_RANGED_RUNS: usize = 64;
 
 fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
-    if layout.order_f {
-        // Byte ranges assume C order on disk.
+    if layout.order_f || !layout.chain.is_empty() {
+        // Byte ranges need raw chunks in C order.
         return PartRead::Whole;
     }
     let nd = sel.count.len();

@@ -8,6 +8,7 @@
 
 pub mod attrs;
 pub mod chunking;
+pub mod filters;
 pub mod names;
 pub mod values;
 

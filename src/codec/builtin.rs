@@ -1,0 +1,225 @@
+//! The codecs built into the library, in numcodecs' stream formats so
+//! that zarr-python reads what we write and we read what it writes.
+
+use std::io::{Read, Write};
+
+use serde_json::Value;
+
+use super::Codec;
+use super::fletcher::fletcher32;
+use super::spec::param;
+use crate::error::{NcError, NcResult};
+
+/// The codec a JSON object names; NC_ENOFILTER for one we do not have.
+pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
+    let level = |key: &str, default: i64| param(codec.get(key)).unwrap_or(default);
+    Ok(match codec.get("id").and_then(Value::as_str) {
+        Some("zlib") => Box::new(Zlib { level: level("level", 1).clamp(0, 9) as u32, gzip: false }),
+        Some("gzip") => Box::new(Zlib { level: level("level", 1).clamp(0, 9) as u32, gzip: true }),
+        Some("shuffle") => {
+            // netcdf-c wrote elementsize 0; the element size is the type's.
+            let given = level("elementsize", 0);
+            Box::new(Shuffle { size: if given > 0 { given as usize } else { elem_size } })
+        }
+        Some("fletcher32") => Box::new(Fletcher32),
+        Some("bz2") => Box::new(Bz2 { level: level("level", 9).clamp(1, 9) as u32 }),
+        Some("zstd") => Box::new(Zstd { level: level("level", 3) as i32 }),
+        Some("lz4") => Box::new(Lz4),
+        _ => return Err(NcError::ENOFILTER),
+    })
+}
+
+/// Read a decoder to its end, but never past `max_len` bytes.
+fn read_bounded(mut reader: impl Read, max_len: usize) -> NcResult<Vec<u8>> {
+    let mut out = Vec::new();
+    let limit = max_len as u64 + 1;
+    (&mut reader).take(limit).read_to_end(&mut out).map_err(|_| NcError::EFILTER)?;
+    if out.len() > max_len {
+        return Err(NcError::EFILTER);
+    }
+    Ok(out)
+}
+
+struct Zlib {
+    level: u32,
+    gzip: bool,
+}
+
+impl Codec for Zlib {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let level = flate2::Compression::new(self.level);
+        let result = if self.gzip {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
+            e.write_all(data).and_then(|_| e.finish())
+        } else {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
+            e.write_all(data).and_then(|_| e.finish())
+        };
+        result.map_err(|_| NcError::EFILTER)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        if self.gzip {
+            read_bounded(flate2::read::GzDecoder::new(data), max_len)
+        } else {
+            read_bounded(flate2::read::ZlibDecoder::new(data), max_len)
+        }
+    }
+}
+
+/// Byte shuffle: all first bytes of the elements, then all second bytes...
+/// Trailing bytes that do not fill an element stay in place.
+struct Shuffle {
+    size: usize,
+}
+
+impl Codec for Shuffle {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let n = data.len() / self.size;
+        let mut out = data.to_vec();
+        for (i, elem) in data[..n * self.size].chunks_exact(self.size).enumerate() {
+            for (b, &byte) in elem.iter().enumerate() {
+                out[b * n + i] = byte;
+            }
+        }
+        Ok(out)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        if data.len() > max_len {
+            return Err(NcError::EFILTER);
+        }
+        let n = data.len() / self.size;
+        let mut out = data.to_vec();
+        for i in 0..n {
+            for b in 0..self.size {
+                out[i * self.size + b] = data[b * n + i];
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// HDF5's checksum appended (little-endian), checked on decode.
+struct Fletcher32;
+
+impl Codec for Fletcher32 {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let mut out = data.to_vec();
+        out.extend_from_slice(&fletcher32(data).to_le_bytes());
+        Ok(out)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        if data.len() < 4 || data.len() - 4 > max_len {
+            return Err(NcError::EFILTER);
+        }
+        let (body, sum) = data.split_at(data.len() - 4);
+        if fletcher32(body).to_le_bytes() != sum {
+            return Err(NcError::EFILTER);
+        }
+        Ok(body.to_vec())
+    }
+}
+
+struct Bz2 {
+    level: u32,
+}
+
+impl Codec for Bz2 {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(self.level));
+        e.write_all(data).and_then(|_| e.finish()).map_err(|_| NcError::EFILTER)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        read_bounded(bzip2::read::BzDecoder::new(data), max_len)
+    }
+}
+
+struct Zstd {
+    level: i32,
+}
+
+impl Codec for Zstd {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        zstd::bulk::compress(data, self.level).map_err(|_| NcError::EFILTER)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        let decoder = zstd::stream::read::Decoder::new(data).map_err(|_| NcError::EFILTER)?;
+        read_bounded(decoder, max_len)
+    }
+}
+
+/// numcodecs LZ4: a little-endian u32 of the decoded size, then one block.
+struct Lz4;
+
+impl Codec for Lz4 {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        Ok(lz4_flex::block::compress_prepend_size(data))
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        let size =
+            data.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).ok_or(NcError::EFILTER)?;
+        if size > max_len {
+            return Err(NcError::EFILTER);
+        }
+        lz4_flex::block::decompress(&data[4..], size).map_err(|_| NcError::EFILTER)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Vec<u8> {
+        (0..4096u32).flat_map(|i| ((i / 7) as f32).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn every_codec_round_trips() {
+        let data = sample();
+        for codec in [
+            json!({"id": "zlib", "level": 5}),
+            json!({"id": "gzip", "level": 1}),
+            json!({"id": "shuffle", "elementsize": 4}),
+            json!({"id": "fletcher32"}),
+            json!({"id": "bz2", "level": 9}),
+            json!({"id": "zstd", "level": 3}),
+            json!({"id": "lz4", "acceleration": 1}),
+        ] {
+            let c = build(&codec, 4).unwrap();
+            let enc = c.encode(&data).unwrap();
+            assert_eq!(c.decode(&enc, data.len() + 16).unwrap(), data, "{codec}");
+        }
+    }
+
+    #[test]
+    fn corrupt_and_oversized_input_is_an_error() {
+        let data = sample();
+        for codec in [json!({"id": "zlib"}), json!({"id": "bz2"}), json!({"id": "zstd"}), json!({"id": "lz4"})] {
+            let c = build(&codec, 4).unwrap();
+            let enc = c.encode(&data).unwrap();
+            // A decompression bomb: more output than the chunk can hold.
+            assert_eq!(c.decode(&enc, data.len() / 2).err(), Some(NcError::EFILTER), "{codec}");
+            let mut bad = enc.clone();
+            let mid = bad.len() / 2;
+            bad.truncate(mid);
+            assert!(c.decode(&bad, data.len()).is_err() || c.decode(&bad, data.len()).unwrap() != data);
+        }
+        let f = build(&json!({"id": "fletcher32"}), 4).unwrap();
+        let mut enc = f.encode(&data).unwrap();
+        enc[10] ^= 1;
+        assert_eq!(f.decode(&enc, data.len()).err(), Some(NcError::EFILTER));
+        assert_eq!(build(&json!({"id": "blosc"}), 4).err(), Some(NcError::ENOFILTER));
+    }
+
+    #[test]
+    fn shuffle_layout() {
+        let s = build(&json!({"id": "shuffle", "elementsize": 0}), 2).unwrap();
+        assert_eq!(s.encode(&[1, 2, 3, 4, 5]).unwrap(), vec![1, 3, 2, 4, 5]);
+    }
+}

@@ -1,0 +1,72 @@
+//! Filters: the codec chain of a variable, built from the codec JSON its
+//! `.zarray` names (numcodecs conventions), and the HDF5 filter ids and
+//! parameters the netCDF filter API speaks.
+//!
+//! A chain encodes in order and decodes in reverse. Decoding never
+//! allocates more than the chunk can hold (no decompression bombs), and a
+//! codec this build does not have makes data access NC_ENOFILTER.
+
+mod builtin;
+mod fletcher;
+pub mod spec;
+
+use serde_json::Value;
+
+use crate::error::{NcError, NcResult};
+
+/// One stage of a chain.
+pub trait Codec: Send + Sync {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>>;
+    /// Decode, refusing to produce more than `max_len` bytes.
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>>;
+}
+
+/// A variable's codecs, first applied first.
+#[derive(Default)]
+pub struct Chain {
+    stages: Vec<Box<dyn Codec>>,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Chain({} stages)", self.stages.len())
+    }
+}
+
+/// Bytes a stage may add to its input (fletcher32's checksum); decoding
+/// allows for it on top of the chunk size.
+const STAGE_OVERHEAD: usize = 16;
+
+impl Chain {
+    /// Build the chain for codec JSON objects (filters then compressor).
+    /// `elem_size` is the variable's element size (for shuffle).
+    pub fn from_json(codecs: &[Value], elem_size: usize) -> NcResult<Chain> {
+        let stages = codecs.iter().map(|c| builtin::build(c, elem_size)).collect::<NcResult<Vec<_>>>()?;
+        Ok(Chain { stages })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+
+    pub fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let mut out = data.to_vec();
+        for stage in &self.stages {
+            out = stage.encode(&out)?;
+        }
+        Ok(out)
+    }
+
+    /// Decode a stored chunk expected to be `chunk_bytes` long.
+    pub fn decode(&self, data: &[u8], chunk_bytes: usize) -> NcResult<Vec<u8>> {
+        let max_len = chunk_bytes + STAGE_OVERHEAD * self.stages.len();
+        let mut out = data.to_vec();
+        for stage in self.stages.iter().rev() {
+            out = stage.decode(&out, max_len)?;
+        }
+        if out.len() != chunk_bytes {
+            return Err(NcError::EFILTER);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,91 @@
+//! HDF5 filter ids and parameters <-> numcodecs codec JSON.
+//!
+//! | filter | HDF5 id | codec JSON we write | visible params |
+//! | --- | --- | --- | --- |
+//! | deflate | 1 | `{"id": "zlib", "level": L}` | `[L]` |
+//! | shuffle | 2 | `{"id": "shuffle", "elementsize": N}` (the type size) | `[]` |
+//! | fletcher32 | 3 | `{"id": "fletcher32"}` | `[]` |
+//! | bzip2 | 307 | `{"id": "bz2", "level": L}` | `[L]` |
+//! | zstd | 32015 | `{"id": "zstd", "level": L}` | `[L]` |
+//! | lz4 | 32004 | `{"id": "lz4", "acceleration": A}` | `[A]` or `[]` |
+//!
+//! Parameters are written as JSON numbers (netcdf-c before 4.10 wrote
+//! strings, which numcodecs rejects) and read as numbers or numeric strings.
+//! Codecs with no HDF5 id (numcodecs `gzip`) are reported as id 0.
+
+use serde_json::{Value, json};
+
+use crate::error::{NcError, NcResult};
+
+pub const DEFLATE: u32 = 1;
+pub const SHUFFLE: u32 = 2;
+pub const FLETCHER32: u32 = 3;
+pub const SZIP: u32 = 4;
+pub const BZIP2: u32 = 307;
+pub const BLOSC: u32 = 32001;
+pub const LZ4: u32 = 32004;
+pub const ZSTD: u32 = 32015;
+
+/// Filters this build can apply.
+pub fn available(id: u32) -> bool {
+    matches!(id, DEFLATE | SHUFFLE | FLETCHER32 | BZIP2 | ZSTD | LZ4)
+}
+
+/// A JSON number or numeric string as an integer.
+pub fn param(v: Option<&Value>) -> Option<i64> {
+    match v? {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// The codec JSON for a filter defined through the API.
+pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
+    let first = || params.first().map(|&p| p as i32 as i64);
+    Ok(match id {
+        DEFLATE => json!({"id": "zlib", "level": first().ok_or(NcError::EFILTER)?}),
+        SHUFFLE => json!({"id": "shuffle", "elementsize": elem_size}),
+        FLETCHER32 => json!({"id": "fletcher32"}),
+        BZIP2 => json!({"id": "bz2", "level": first().ok_or(NcError::EFILTER)?}),
+        ZSTD => json!({"id": "zstd", "level": first().ok_or(NcError::EFILTER)?}),
+        LZ4 => json!({"id": "lz4", "acceleration": first().unwrap_or(1)}),
+        _ => return Err(NcError::ENOFILTER),
+    })
+}
+
+/// The HDF5 id and visible parameters of a codec (id 0 when it has none
+/// this library knows).
+pub fn from_json(codec: &Value) -> (u32, Vec<u32>) {
+    let level = |key: &str| param(codec.get(key)).map(|l| vec![l as i32 as u32]).unwrap_or_default();
+    match codec.get("id").and_then(Value::as_str) {
+        Some("zlib") => (DEFLATE, level("level")),
+        Some("shuffle") => (SHUFFLE, Vec::new()),
+        Some("fletcher32") => (FLETCHER32, Vec::new()),
+        Some("bz2") => (BZIP2, level("level")),
+        Some("zstd") => (ZSTD, level("level")),
+        Some("lz4") => (LZ4, level("acceleration")),
+        Some("blosc") => (BLOSC, Vec::new()),
+        Some("szip") => (SZIP, Vec::new()),
+        _ => (0, Vec::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_of_ids_and_params() {
+        for (id, params) in [(DEFLATE, vec![6]), (BZIP2, vec![9]), (ZSTD, vec![3]), (LZ4, vec![1])] {
+            let j = to_json(id, &params, 4).unwrap();
+            assert_eq!(from_json(&j), (id, params));
+        }
+        assert_eq!(to_json(SHUFFLE, &[], 8).unwrap(), json!({"id": "shuffle", "elementsize": 8}));
+        assert_eq!(from_json(&json!({"id": "zlib", "level": "3"})), (DEFLATE, vec![3]), "4.9.x string params");
+        let negative = to_json(ZSTD, &[(-5i32) as u32], 4).unwrap();
+        assert_eq!(negative, json!({"id": "zstd", "level": -5}));
+        assert_eq!(from_json(&json!({"id": "gzip", "level": 1})).0, 0);
+        assert_eq!(to_json(SZIP, &[4, 8], 4), Err(NcError::ENOFILTER));
+    }
+}
