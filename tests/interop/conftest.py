@@ -46,6 +46,7 @@ def tools(tmp_path_factory):
         "write_data": build("write_data.c", d / "write_data", against_wheel=False),
         "write_sample_numeric": build("write_numeric.c", d / "write_numeric", against_wheel=False),
         "write_plain": build("write_plain.c", d / "write_plain", against_wheel=False),
+        "write_filtered": build("write_filtered.c", d / "write_filtered", against_wheel=False),
     }
 
 

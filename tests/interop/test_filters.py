@@ -1,0 +1,96 @@
+"""Compressed data across libraries: zarr-python (numcodecs) and netcdf-c
+4.10.1 with its own plugin libraries read what our built-in codecs write;
+we read what they write. Values are compared, not just opened."""
+
+import os
+import pathlib
+import subprocess
+
+import netCDF4
+import numcodecs
+import numpy as np
+import pytest
+import zarr
+
+from conftest import run, url
+
+EXPECTED = ((np.arange(600) % 37) * 0.5 - 3.0).astype("f4").reshape(20, 30)
+OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain"]
+
+
+@pytest.fixture
+def ours(tools, tmp_path):
+    path = tmp_path / "filtered.zarr"
+    run(tools["write_filtered"], url(path))
+    return path
+
+
+def test_zarr_python_reads_our_codecs(ours):
+    g = zarr.open_group(ours, mode="r")
+    for name in OURS:
+        np.testing.assert_array_equal(g[name][:], EXPECTED, err_msg=name)
+    meta = g["shuffle_deflate"].metadata
+    # numcodecs decodes shuffle only with the right element size.
+    assert meta.filters[0].get_config() == {"id": "shuffle", "elementsize": 4}
+    assert meta.compressor.get_config()["level"] == 1
+
+
+def netcdf_c_plugins():
+    return pathlib.Path(netCDF4.__file__).resolve().parent / "plugins"
+
+
+def test_netcdf_c_reads_our_codecs_with_its_plugins(tools, ours):
+    env = dict(os.environ, HDF5_PLUGIN_PATH=str(netcdf_c_plugins()))
+    theirs = subprocess.run([str(tools["describe_netcdf_c"]), url(ours)], capture_output=True, text=True, env=env)
+    assert theirs.returncode == 0, theirs.stderr
+    mine = run(tools["describe_ours"], url(ours))
+    blocks = {}
+    for text, who in [(mine, "ours"), (theirs.stdout, "netcdf-c")]:
+        name = None
+        for line in text.splitlines():
+            if line.startswith("  var "):
+                name = line.split()[1]
+            elif line.startswith("    data") and name:
+                blocks.setdefault(name, {})[who] = line
+    # netcdf-c has no lz4 codec; everything else decodes to the same values.
+    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain"]:
+        assert blocks[name]["ours"] == blocks[name]["netcdf-c"], name
+    assert blocks["lz4"]["netcdf-c"] == "    data error -136"
+    assert blocks["deflate"]["ours"].startswith("    data [-3, -2.5, -2")
+
+
+def test_we_read_zarr_python_codecs(tools, tmp_path):
+    path = tmp_path / "zc.zarr"
+    root = zarr.open_group(path, mode="w", zarr_format=2)
+    cases = {
+        "zlib": dict(compressors=numcodecs.Zlib(level=1)),
+        "gzip": dict(compressors=numcodecs.GZip(level=5)),
+        "bz2": dict(compressors=numcodecs.BZ2(level=9)),
+        "zstd": dict(compressors=numcodecs.Zstd(level=3)),
+        "lz4": dict(compressors=numcodecs.LZ4()),
+        "shuffle_zlib": dict(filters=[numcodecs.Shuffle(elementsize=4)], compressors=numcodecs.Zlib(level=1)),
+        "fletcher": dict(filters=[numcodecs.Fletcher32()], compressors=None),
+    }
+    for name, kwargs in cases.items():
+        a = root.create_array(name, shape=(20, 30), chunks=(8, 16), dtype="<f4", fill_value=0, **kwargs)
+        a[:] = EXPECTED
+        a.attrs["_ARRAY_DIMENSIONS"] = ["y", "x"]
+    text = run(tools["describe_ours"], f"file://{path}#mode=zarr,file")
+    data_lines = [line for line in text.splitlines() if line.startswith("    data")]
+    assert len(data_lines) == len(cases)
+    assert len(set(data_lines)) == 1, "every codec decodes to the same values"
+    values = [float(v) for v in data_lines[0].removeprefix("    data [").removesuffix("]").split(", ")]
+    np.testing.assert_array_equal(np.array(values, dtype="f4").reshape(20, 30), EXPECTED)
+
+
+def test_we_read_netcdf4_python_compression(tools, tmp_path):
+    path = tmp_path / "nc4.zarr"
+    with netCDF4.Dataset(url(path), "w") as ds:
+        ds.createDimension("y", 20)
+        ds.createDimension("x", 30)
+        v = ds.createVariable("z", "f4", ("y", "x"), zlib=True, complevel=4, shuffle=True, chunksizes=(8, 16))
+        v[:] = EXPECTED
+    text = run(tools["describe_ours"], url(path))
+    line = next(line for line in text.splitlines() if line.startswith("    data"))
+    values = [float(v) for v in line.removeprefix("    data [").removesuffix("]").split(", ")]
+    np.testing.assert_array_equal(np.array(values, dtype="f4").reshape(20, 30), EXPECTED)
