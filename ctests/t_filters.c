@@ -8,14 +8,14 @@
 
 int main(void)
 {
-    int ncid, x, v[7], s;
+    int ncid, x, v[8], s;
     float data[N], back[N];
     for (int i = 0; i < N; i++) data[i] = (float)(i / 7) * 0.5f;
-    const char *names[] = {"deflate", "shuffle_deflate", "zstd", "bz2", "fletcher", "lz4", "chain"};
+    const char *names[] = {"deflate", "shuffle_deflate", "zstd", "bz2", "fletcher", "lz4", "chain", "blosc"};
 
     OK(nc_create(test_url("filters"), NC_CLOBBER, &ncid));
     OK(nc_def_dim(ncid, "x", N, &x));
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
         size_t chunk = 300; /* an edge chunk too */
         OK(nc_def_var(ncid, names[k], NC_FLOAT, 1, &x, &v[k]));
         OK(nc_def_var_chunking(ncid, v[k], NC_CHUNKED, &chunk));
@@ -30,6 +30,7 @@ int main(void)
     OK(nc_def_var_filter(ncid, v[6], H5Z_FILTER_SHUFFLE, 0, NULL));
     OK(nc_def_var_filter(ncid, v[6], H5Z_FILTER_FLETCHER32, 0, NULL));
     OK(nc_def_var_filter(ncid, v[6], H5Z_FILTER_DEFLATE, 1, &level));
+    OK(nc_def_var_blosc(ncid, v[7], BLOSC_LZ4, 5, 0, BLOSC_SHUFFLE));
     /* Redefining a filter replaces its parameters in place. */
     level = 2;
     OK(nc_def_var_filter(ncid, v[6], H5Z_FILTER_DEFLATE, 1, &level));
@@ -40,7 +41,7 @@ int main(void)
     ERR(NC_EINVAL, nc_def_var_filter(ncid, v[0], H5Z_FILTER_DEFLATE, 1, NULL));
     ERR(NC_ENOFILTER, nc_def_var_filter(ncid, v[0], 54321, 0, NULL));
     ERR(NC_ENOFILTER, nc_def_var_szip(ncid, v[0], NC_SZIP_NN, 8));
-    ERR(NC_ENOFILTER, nc_def_var_blosc(ncid, v[0], BLOSC_LZ4, 5, 0, 1));
+    ERR(NC_ENOFILTER, nc_def_var_blosc(ncid, v[0], BLOSC_LZ, 5, 0, 1)); /* blosclz: read-only here */
     ERR(NC_EINVAL, nc_def_var_blosc(ncid, v[0], 9, 5, 0, 1));
     ERR(NC_EINVAL, nc_def_var_bzip2(ncid, v[0], 0));
     ERR(NC_EINVAL, nc_def_var_zstandard(ncid, v[0], 23));
@@ -85,13 +86,20 @@ int main(void)
         ERR(NC_ENOTATT, nc_get_att_text(ncid, s, "_Codecs", codecs));
     }
 
-    for (int k = 0; k < 7; k++) OK(nc_put_var_float(ncid, v[k], data));
+    {
+        int has;
+        unsigned sub, lv, bs, sh;
+        OK(nc_inq_var_blosc(ncid, v[7], &has, &sub, &lv, &bs, &sh));
+        EQ_INT(has, 1); EQ_INT(sub, BLOSC_LZ4); EQ_INT(lv, 5); EQ_INT(sh, BLOSC_SHUFFLE);
+        OK(nc_inq_filter_avail(ncid, H5Z_FILTER_BLOSC));
+    }
+    for (int k = 0; k < 8; k++) OK(nc_put_var_float(ncid, v[k], data));
     /* Filters are fixed once data exists. */
     ERR(NC_ELATEDEF, nc_def_var_deflate(ncid, v[2], 0, 1, 1));
     OK(nc_close(ncid));
 
     OK(nc_open(test_url("filters"), NC_NOWRITE, &ncid));
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
         memset(back, 0, sizeof back);
         OK(nc_get_var_float(ncid, v[k], back));
         TRUE_OR_FAIL(memcmp(back, data, sizeof data) == 0);

@@ -1,6 +1,6 @@
 //! The filter API: HDF5 filter ids and parameters over the codecs built
-//! into the library (deflate, shuffle, fletcher32, bzip2, zstd, lz4).
-//! szip and blosc are not built in: defining them answers NC_ENOFILTER
+//! into the library (deflate, shuffle, fletcher32, bzip2, zstd, lz4, blosc).
+//! szip is not built in: defining it answers NC_ENOFILTER
 //! (netcdf-c's answer when no plugin provides a filter) rather than
 //! silently writing uncompressed data.
 
@@ -270,8 +270,8 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     unsafe { inq_level(ncid, varid, ZSTD, hasfilterp, levelp) }
 }
 
-/// blosc is not built in yet: NC_ENOFILTER after netcdf-c's argument
-/// checks (netcdf-c without blosc returns success and compresses nothing).
+/// blosc with an inner codec of lz4, lz4hc, zlib or zstd (blosclz and
+/// snappy are NC_ENOFILTER: readable by other libraries, not written here).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_blosc(
     ncid: c_int,

@@ -25,6 +25,12 @@ pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
         Some("bz2") => Box::new(Bz2 { level: level("level", 9).clamp(1, 9) as u32 }),
         Some("zstd") => Box::new(Zstd { level: level("level", 3) as i32 }),
         Some("lz4") => Box::new(Lz4),
+        Some("blosc") => Box::new(super::blosc::Blosc {
+            cname: codec.get("cname").and_then(Value::as_str).unwrap_or("lz4").to_string(),
+            clevel: level("clevel", 5) as i32,
+            shuffle: level("shuffle", 1).clamp(0, 2) as u32,
+            typesize: param(codec.get("typesize")).filter(|&t| t > 0).map_or(elem_size, |t| t as usize),
+        }),
         _ => return Err(NcError::ENOFILTER),
     })
 }
@@ -214,7 +220,7 @@ mod tests {
         let mut enc = f.encode(&data).unwrap();
         enc[10] ^= 1;
         assert_eq!(f.decode(&enc, data.len()).err(), Some(NcError::EFILTER));
-        assert_eq!(build(&json!({"id": "blosc"}), 4).err(), Some(NcError::ENOFILTER));
+        assert_eq!(build(&json!({"id": "snappy"}), 4).err(), Some(NcError::ENOFILTER));
     }
 
     #[test]

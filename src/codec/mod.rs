@@ -6,6 +6,7 @@
 //! allocates more than the chunk can hold (no decompression bombs), and a
 //! codec this build does not have makes data access NC_ENOFILTER.
 
+mod blosc;
 mod builtin;
 mod fletcher;
 pub mod spec;

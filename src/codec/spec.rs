@@ -28,7 +28,14 @@ pub const ZSTD: u32 = 32015;
 
 /// Filters this build can apply.
 pub fn available(id: u32) -> bool {
-    matches!(id, DEFLATE | SHUFFLE | FLETCHER32 | BZIP2 | ZSTD | LZ4)
+    matches!(id, DEFLATE | SHUFFLE | FLETCHER32 | BZIP2 | ZSTD | LZ4 | BLOSC)
+}
+
+/// Blosc's inner codec names by netCDF/HDF5 code (BLOSC_LZ .. BLOSC_ZSTD).
+const BLOSC_NAMES: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+/// Inner codecs the built-in blosc can write.
+pub fn blosc_can_write(compcode: u32) -> bool {
+    matches!(compcode, 1 | 2 | 4 | 5)
 }
 
 /// A JSON number or numeric string as an integer.
@@ -50,6 +57,14 @@ pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
         BZIP2 => json!({"id": "bz2", "level": first().ok_or(NcError::EFILTER)?}),
         ZSTD => json!({"id": "zstd", "level": first().ok_or(NcError::EFILTER)?}),
         LZ4 => json!({"id": "lz4", "acceleration": first().unwrap_or(1)}),
+        BLOSC => {
+            // Visible params: [0, 0, 0, blocksize, clevel, shuffle, compcode].
+            if params.len() != 7 {
+                return Err(NcError::EFILTER);
+            }
+            let name = BLOSC_NAMES.get(params[6] as usize).ok_or(NcError::EINVAL)?;
+            json!({"id": "blosc", "cname": name, "clevel": params[4], "shuffle": params[5], "blocksize": params[3]})
+        }
         _ => return Err(NcError::ENOFILTER),
     })
 }
@@ -65,7 +80,12 @@ pub fn from_json(codec: &Value) -> (u32, Vec<u32>) {
         Some("bz2") => (BZIP2, level("level")),
         Some("zstd") => (ZSTD, level("level")),
         Some("lz4") => (LZ4, level("acceleration")),
-        Some("blosc") => (BLOSC, Vec::new()),
+        Some("blosc") => {
+            let name = codec.get("cname").and_then(Value::as_str).unwrap_or("lz4");
+            let code = BLOSC_NAMES.iter().position(|n| *n == name).unwrap_or(1) as u32;
+            let p = |k: &str, d: i64| param(codec.get(k)).unwrap_or(d) as u32;
+            (BLOSC, vec![0, 0, 0, p("blocksize", 0), p("clevel", 5), p("shuffle", 1), code])
+        }
         Some("szip") => (SZIP, Vec::new()),
         _ => (0, Vec::new()),
     }
@@ -87,5 +107,8 @@ mod tests {
         assert_eq!(negative, json!({"id": "zstd", "level": -5}));
         assert_eq!(from_json(&json!({"id": "gzip", "level": 1})).0, 0);
         assert_eq!(to_json(SZIP, &[4, 8], 4), Err(NcError::ENOFILTER));
+        let b = to_json(BLOSC, &[0, 0, 0, 0, 5, 1, 5], 4).unwrap();
+        assert_eq!(b, json!({"id": "blosc", "cname": "zstd", "clevel": 5, "shuffle": 1, "blocksize": 0}));
+        assert_eq!(from_json(&b), (BLOSC, vec![0, 0, 0, 0, 5, 1, 5]));
     }
 }

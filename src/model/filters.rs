@@ -37,6 +37,10 @@ impl Model {
                 return Err(NcError::EINVAL);
             }
         }
+        if id == spec::BLOSC && !params.get(6).is_some_and(|&c| spec::blosc_can_write(c)) {
+            // blosclz and snappy: readable elsewhere, not writable here.
+            return Err(if params.len() == 7 { NcError::ENOFILTER } else { NcError::EFILTER });
+        }
         let json = spec::to_json(id, params, type_size(var.xtype)?)?;
         let var = self.var_mut(grp, varid)?;
         match present.iter().position(|&p| p == id) {

@@ -15,7 +15,7 @@ import zarr
 from conftest import run, url
 
 EXPECTED = ((np.arange(600) % 37) * 0.5 - 3.0).astype("f4").reshape(20, 30)
-OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain"]
+OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc"]
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_netcdf_c_reads_our_codecs_with_its_plugins(tools, ours):
             elif line.startswith("    data") and name:
                 blocks.setdefault(name, {})[who] = line
     # netcdf-c has no lz4 codec; everything else decodes to the same values.
-    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain"]:
+    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain", "blosc"]:
         assert blocks[name]["ours"] == blocks[name]["netcdf-c"], name
     assert blocks["lz4"]["netcdf-c"] == "    data error -136"
     assert blocks["deflate"]["ours"].startswith("    data [-3, -2.5, -2")
@@ -70,6 +70,9 @@ def test_we_read_zarr_python_codecs(tools, tmp_path):
         "lz4": dict(compressors=numcodecs.LZ4()),
         "shuffle_zlib": dict(filters=[numcodecs.Shuffle(elementsize=4)], compressors=numcodecs.Zlib(level=1)),
         "fletcher": dict(filters=[numcodecs.Fletcher32()], compressors=None),
+        "blosc_default": dict(),  # zarr-python's default compressor: Blosc(lz4, shuffle)
+        "blosc_zstd": dict(compressors=numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.NOSHUFFLE)),
+        "blosc_zlib": dict(compressors=numcodecs.Blosc(cname="zlib", clevel=1, shuffle=numcodecs.Blosc.SHUFFLE)),
     }
     for name, kwargs in cases.items():
         a = root.create_array(name, shape=(20, 30), chunks=(8, 16), dtype="<f4", fill_value=0, **kwargs)

@@ -19,8 +19,8 @@ int main(int argc, char **argv)
     CHECK(nc_def_dim(ncid, "y", 20, &y));
     CHECK(nc_def_dim(ncid, "x", 30, &x));
     dims[0] = y; dims[1] = x;
-    const char *names[] = {"deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain"};
-    for (int k = 0; k < 7; k++) {
+    const char *names[] = {"deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc"};
+    for (int k = 0; k < 8; k++) {
         size_t chunks[2] = {8, 16};
         unsigned p;
         CHECK(nc_def_var(ncid, names[k], NC_FLOAT, 2, dims, &v));
@@ -38,6 +38,7 @@ int main(int argc, char **argv)
             p = 4;
             CHECK(nc_def_var_filter(ncid, v, H5Z_FILTER_ZSTD, 1, &p));
             break;
+        case 7: CHECK(nc_def_var_blosc(ncid, v, BLOSC_LZ4, 5, 0, BLOSC_SHUFFLE)); break;
         }
         CHECK(nc_put_var_float(ncid, v, data));
     }

@@ -1,0 +1,222 @@
+//! Blosc 1 (numcodecs `blosc`, HDF5 filter 32001), the default compressor
+//! of zarr-python. Written here from the format:
+//!
+//! * a 16-byte header: version, format version, flags, type size, then
+//!   little-endian u32 decoded size, block size and encoded size;
+//! * flags: 0x01 byte shuffle, 0x02 stored uncompressed ("memcpyed"),
+//!   0x04 bit shuffle, 0x10 blocks not split into per-byte streams, and
+//!   bits 5-7 the inner codec (0 blosclz, 1 lz4/lz4hc, 2 snappy, 3 zlib,
+//!   4 zstd);
+//! * unless memcpyed, one u32 offset per block, then each block as one
+//!   stream (or `typesize` streams when split), each a u32 length and
+//!   that many bytes (stored raw when the length equals the stream's size).
+//!
+//! Decoding supports lz4, zlib and zstd inner codecs with byte shuffle or
+//! none; blosclz, snappy and bit shuffle are NC_ENOFILTER. Encoding writes
+//! one unsplit block with the requested codec (lz4 for lz4hc).
+
+use std::io::{Read, Write};
+
+use super::Codec;
+use crate::error::{NcError, NcResult};
+
+const HEADER: usize = 16;
+const DOSHUFFLE: u8 = 0x01;
+const MEMCPYED: u8 = 0x02;
+const DOBITSHUFFLE: u8 = 0x04;
+const DONT_SPLIT: u8 = 0x10;
+const MAX_SPLITS: usize = 16;
+const MIN_BUFFERSIZE: usize = 128;
+
+/// Inner codec ids in the flags (`compformat`).
+const FORMAT_LZ4: u8 = 1;
+const FORMAT_ZLIB: u8 = 3;
+const FORMAT_ZSTD: u8 = 4;
+
+pub struct Blosc {
+    /// Inner codec for encoding: numcodecs `cname`.
+    pub cname: String,
+    pub clevel: i32,
+    /// 0 none, 1 byte shuffle, 2 bit shuffle.
+    pub shuffle: u32,
+    pub typesize: usize,
+}
+
+fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
+    let b = data.get(at..at + 4).ok_or(NcError::EFILTER)?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+}
+
+fn shuffle_bytes(data: &[u8], size: usize, forward: bool) -> Vec<u8> {
+    let n = data.len() / size;
+    let mut out = data.to_vec();
+    for i in 0..n {
+        for b in 0..size {
+            if forward {
+                out[b * n + i] = data[i * size + b];
+            } else {
+                out[i * size + b] = data[b * n + i];
+            }
+        }
+    }
+    out
+}
+
+fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
+    let out = match format {
+        FORMAT_LZ4 => lz4_flex::block::decompress(src, size).map_err(|_| NcError::EFILTER)?,
+        FORMAT_ZLIB => {
+            let mut out = Vec::with_capacity(size);
+            flate2::read::ZlibDecoder::new(src)
+                .take(size as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|_| NcError::EFILTER)?;
+            out
+        }
+        FORMAT_ZSTD => zstd::bulk::decompress(src, size).map_err(|_| NcError::EFILTER)?,
+        _ => return Err(NcError::ENOFILTER),
+    };
+    if out.len() != size {
+        return Err(NcError::EFILTER);
+    }
+    Ok(out)
+}
+
+impl Blosc {
+    fn inner_encode(&self, data: &[u8]) -> NcResult<(u8, Vec<u8>)> {
+        Ok(match self.cname.as_str() {
+            "lz4" | "lz4hc" => (FORMAT_LZ4, lz4_flex::block::compress(data)),
+            "zstd" => (FORMAT_ZSTD, zstd::bulk::compress(data, self.clevel).map_err(|_| NcError::EFILTER)?),
+            "zlib" => {
+                let level = flate2::Compression::new(self.clevel.clamp(0, 9) as u32);
+                let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
+                e.write_all(data).map_err(|_| NcError::EFILTER)?;
+                (FORMAT_ZLIB, e.finish().map_err(|_| NcError::EFILTER)?)
+            }
+            _ => return Err(NcError::ENOFILTER),
+        })
+    }
+}
+
+impl Codec for Blosc {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        if self.shuffle == 2 {
+            return Err(NcError::ENOFILTER);
+        }
+        let typesize = self.typesize.clamp(1, 255);
+        let shuffled =
+            if self.shuffle == 1 && typesize > 1 { shuffle_bytes(data, typesize, true) } else { data.to_vec() };
+        let (format, stream) = self.inner_encode(&shuffled)?;
+        let mut flags = DONT_SPLIT | (format << 5);
+        if self.shuffle == 1 && typesize > 1 {
+            flags |= DOSHUFFLE;
+        }
+        let nbytes = data.len() as u32;
+        let mut out = vec![2, 1, 0, typesize as u8];
+        out.extend_from_slice(&nbytes.to_le_bytes());
+        out.extend_from_slice(&nbytes.to_le_bytes()); // one block
+        if stream.len() + 8 >= data.len() || data.is_empty() {
+            // Stored as is: the original bytes, never shuffled.
+            out[2] = (flags & !DOSHUFFLE) | MEMCPYED;
+            out.extend_from_slice(&((HEADER + data.len()) as u32).to_le_bytes());
+            out.extend_from_slice(data);
+            return Ok(out);
+        }
+        out[2] = flags;
+        let total = HEADER + 4 + 4 + stream.len();
+        out.extend_from_slice(&(total as u32).to_le_bytes());
+        out.extend_from_slice(&((HEADER + 4) as u32).to_le_bytes()); // block start
+        out.extend_from_slice(&(stream.len() as u32).to_le_bytes());
+        out.extend_from_slice(&stream);
+        Ok(out)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        if data.len() < HEADER {
+            return Err(NcError::EFILTER);
+        }
+        let flags = data[2];
+        let typesize = (data[3] as usize).max(1);
+        let nbytes = u32_at(data, 4)?;
+        let blocksize = u32_at(data, 8)?;
+        if nbytes > max_len {
+            return Err(NcError::EFILTER);
+        }
+        if flags & DOBITSHUFFLE != 0 && typesize > 1 && flags & MEMCPYED == 0 {
+            return Err(NcError::ENOFILTER);
+        }
+        let unshuffle = |block: Vec<u8>| {
+            if flags & DOSHUFFLE != 0 && typesize > 1 { shuffle_bytes(&block, typesize, false) } else { block }
+        };
+        if flags & MEMCPYED != 0 {
+            let raw = data.get(HEADER..HEADER + nbytes).ok_or(NcError::EFILTER)?;
+            // A memcpyed buffer holds the data already shuffled or not, as
+            // flagged; encoders that skip compression keep it unshuffled.
+            return Ok(raw.to_vec());
+        }
+        if blocksize == 0 {
+            return Err(NcError::EFILTER);
+        }
+        let format = flags >> 5;
+        let nblocks = nbytes.div_ceil(blocksize);
+        let mut out = Vec::with_capacity(nbytes);
+        for b in 0..nblocks {
+            let bsize = if b == nblocks - 1 && nbytes % blocksize != 0 { nbytes % blocksize } else { blocksize };
+            let mut pos = u32_at(data, HEADER + 4 * b)?;
+            let split = flags & DONT_SPLIT == 0 && typesize <= MAX_SPLITS && bsize / typesize >= MIN_BUFFERSIZE;
+            let nsplits = if split { typesize } else { 1 };
+            let neblock = bsize / nsplits;
+            let mut block = Vec::with_capacity(bsize);
+            for _ in 0..nsplits {
+                let cbytes = u32_at(data, pos)?;
+                pos += 4;
+                let src = data.get(pos..pos + cbytes).ok_or(NcError::EFILTER)?;
+                if cbytes == neblock {
+                    block.extend_from_slice(src);
+                } else {
+                    block.extend(inner_decode(format, src, neblock)?);
+                }
+                pos += cbytes;
+            }
+            // Bytes a split leaves over (bsize not a multiple of typesize).
+            if block.len() < bsize {
+                return Err(NcError::EFILTER);
+            }
+            out.extend(unshuffle(block));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data() -> Vec<u8> {
+        (0..5000u32).flat_map(|i| (i / 3).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn round_trips_for_each_inner_codec_and_shuffle() {
+        let d = data();
+        for cname in ["lz4", "lz4hc", "zstd", "zlib"] {
+            for shuffle in [0, 1] {
+                let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize: 4 };
+                let enc = b.encode(&d).unwrap();
+                assert!(enc.len() < d.len(), "{cname} compresses");
+                assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "{cname} {shuffle}");
+            }
+        }
+    }
+
+    #[test]
+    fn incompressible_data_is_stored() {
+        let d: Vec<u8> = (0..100u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4 };
+        let enc = b.encode(&d).unwrap();
+        assert_eq!(enc[2] & MEMCPYED, MEMCPYED);
+        assert_eq!(b.decode(&enc, 100).unwrap(), d);
+        assert_eq!(b.decode(&enc, 50).err(), Some(NcError::EFILTER), "bigger than the chunk");
+        assert_eq!(b.decode(&enc[..10], 100).err(), Some(NcError::EFILTER));
+    }
+}
