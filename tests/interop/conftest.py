@@ -57,6 +57,13 @@ def run(tool, *args):
     return result.stdout
 
 
+def assert_lines(text, expected):
+    """Every expected line appears, whole, in a description."""
+    lines = set(text.splitlines())
+    missing = [line for line in expected if line not in lines]
+    assert not missing, f"missing lines {missing!r} in:\n{text}"
+
+
 def same_as_netcdf_c(ours, theirs):
     """Compare two descriptions. netcdf-c hands out an empty NC_STRING value
     as a NULL pointer; we hand out "" (a NULL crashes C callers that

@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 import zarr
 
-from conftest import ROOT, run, url
+from conftest import ROOT, assert_lines, run, url
 
 HERE = pathlib.Path(__file__).resolve().parent
 ZARR2_PYTHON = ROOT / ".venv-zarr2" / "bin" / "python"
@@ -28,10 +28,6 @@ def zarr2(command, path):
 
 def zarr_url(path):
     return f"file://{path}#mode=zarr,file"
-
-
-def lines_of(text):
-    return set(text.splitlines())
 
 
 def test_we_read_zarr_python_3(tools, tmp_path):
@@ -68,8 +64,7 @@ def test_we_read_zarr_python_3(tools, tmp_path):
     zarr.consolidate_metadata(path)
 
     text = run(tools["describe_ours"], zarr_url(path))
-    got = lines_of(text)
-    for line in [
+    assert_lines(text, [
         '  att title char 5 "zarr3"',
         "  att n int 1 [7]",
         "  att pi double 1 [3.5]",
@@ -99,16 +94,14 @@ def test_we_read_zarr_python_3(tools, tmp_path):
         '    att note char 12 "still listed"',
         "group /sub",
         "    data [7, 8]",
-    ]:
-        assert line in got, f"{line!r} not in:\n{text}"
+    ])
 
 
 def test_we_read_zarr_python_2(tools, tmp_path):
     path = tmp_path / "z2.zarr"
     zarr2("write", path)
     text = run(tools["describe_ours"], zarr_url(path))
-    got = lines_of(text)
-    for line in [
+    assert_lines(text, [
         '  att title char 5 "zarr2"',
         "  att values double 2 [0.5, 1.5]",
         "  var temp float (lat, lon) chunks=(3, 4) nofill=0 fill=[nan] endian=little",
@@ -120,8 +113,7 @@ def test_we_read_zarr_python_2(tools, tmp_path):
         '    data ["abc", "d"]',
         "    data [1, 2, 3, 9, 9]",  # dimension_separator "/", missing chunk as fill
         "    data [1.25, -2.5]",
-    ]:
-        assert line in got, f"{line!r} not in:\n{text}"
+    ])
 
 
 @pytest.fixture(params=["nczarr", "zarr"])
@@ -187,8 +179,7 @@ def test_we_read_xarray(tools, tmp_path):
     encoding = {name: {"compressors": None} for name in list(ds.data_vars) + list(ds.coords)}
     ds.to_zarr(path, consolidated=True, zarr_format=2, encoding=encoding)
     text = run(tools["describe_ours"], zarr_url(path))
-    got = lines_of(text)
-    for line in [
+    assert_lines(text, [
         "  dim time 2",
         "  dim lat 3",
         "  dim lon 4",
@@ -197,8 +188,7 @@ def test_we_read_xarray(tools, tmp_path):
         '    att units char 1 "K"',
         "    data [10, 20, 30]",
         "    data [0.5, 1.5]",
-    ]:
-        assert line in got, f"{line!r} not in:\n{text}"
+    ])
 
 
 def test_xarray_reads_ours(tools, tmp_path):
