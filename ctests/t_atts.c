@@ -109,6 +109,7 @@ int main(void)
         ERR(NC_EBADNAME, nc_get_att_int(ncid, NC_GLOBAL, NULL, &i));
         ERR(NC_EBADNAME, nc_inq_att(ncid, NC_GLOBAL, NULL, &type, &len));
         ERR(NC_EINVAL, nc_put_att_int(ncid, NC_GLOBAL, "bad", NC_INT, 2, NULL));
+        ERR(NC_EINVAL, nc_put_att_int(ncid, NC_GLOBAL, "bad", NC_INT, (size_t)-1, &i)); /* no giant allocation */
         ERR(NC_EBADNAME, nc_put_att_int(ncid, NC_GLOBAL, NULL, NC_INT, 1, &i));
         ERR(NC_EBADNAME, nc_put_att_int(ncid, NC_GLOBAL, "bad/name", NC_INT, 1, &i));
         ERR(NC_ENOTVAR, nc_put_att_int(ncid, 42, "x", NC_INT, 1, &i));

@@ -67,7 +67,8 @@ unsafe fn put_att_from_c(
             return Err(NcError::EBADNAME);
         }
         let name = unsafe { c_bytes(name) }?;
-        if len > 0 && op.is_null() {
+        // netcdf-c's limit, checked before anything is read or allocated.
+        if len > 0 && op.is_null() || len > i32::MAX as usize {
             return Err(NcError::EINVAL);
         }
         registry::with(ncid, |ds, grp| {
