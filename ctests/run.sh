@@ -20,8 +20,8 @@ fi
 passed=0 failed=0
 for t in "${tests[@]}"; do
     exe=$build/$t
-    if ! cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -g -I"$root/include" "$here/$t.c" \
-            -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -o "$exe" 2> "$build/$t.cc.log"; then
+    if ! cc -std=c99 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$root/include" "$here/$t.c" \
+            -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -lpthread -o "$exe" 2> "$build/$t.cc.log"; then
         echo "FAIL $t (does not compile)"; cat "$build/$t.cc.log"
         failed=$((failed + 1)); continue
     fi
