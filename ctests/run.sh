@@ -12,6 +12,17 @@ shift || true
 build=$root/target/ctests
 mkdir -p "$build"
 
+# Test filter plugins, built as shared libraries; every test runs with
+# HDF5_PLUGIN_PATH pointing at them (built-in codecs still win for the
+# standard filter ids).
+plugins=$build/plugins
+mkdir -p "$plugins"
+for src in "$here"/plugins/*.c; do
+    cc -std=c99 -Wall -Werror -shared -fPIC -I"$root/include" "$src" -L"$libdir" -lnetcdf \
+        -o "$plugins/lib__nczrs_$(basename "$src" .c).so" || { echo "FAIL building plugin $src"; exit 1; }
+done
+export HDF5_PLUGIN_PATH=$plugins
+
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
     for f in "$here"/t_*.c; do tests+=("$(basename "$f" .c)"); done

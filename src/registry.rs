@@ -23,9 +23,10 @@ fn table() -> NcResult<MutexGuard<'static, BTreeMap<i32, Shared>>> {
 
 /// Register a dataset and return the ncid of its root group. Freed slots
 /// are reused, lowest first, as netcdf-c does.
-pub fn insert(ds: Dataset) -> NcResult<i32> {
+pub fn insert(mut ds: Dataset) -> NcResult<i32> {
     let mut t = table()?;
     let slot = (1..=MAX_SLOT).find(|s| !t.contains_key(s)).ok_or(NcError::ENFILE)?;
+    ds.model.ext_ncid = slot << GROUP_BITS;
     t.insert(slot, Arc::new(Mutex::new(ds)));
     Ok(slot << GROUP_BITS)
 }

@@ -3,6 +3,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{c_bytes, c_str, guard, put, put_name, put_slice, read_array};
+use crate::codec::callback;
 use crate::error::NcError;
 use crate::model::{NC_CHUNKED, NC_MAX_VAR_DIMS, Values};
 use crate::registry;
@@ -59,6 +60,17 @@ pub unsafe extern "C" fn nc_inq_var(
     nattsp: *mut c_int,
 ) -> c_int {
     guard(|| {
+        // A filter plugin asking about the variable being set up.
+        if let Some(info) = callback::lookup(ncid, varid) {
+            unsafe {
+                put_name(name, &info.name);
+                put(xtypep, info.xtype);
+                put(ndimsp, info.dimids.len() as c_int);
+                put_slice(dimidsp, &info.dimids);
+                put(nattsp, info.natts);
+            }
+            return Ok(());
+        }
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
             let dimids: Vec<c_int> = var.dimids.iter().map(|&d| d as c_int).collect();
@@ -224,14 +236,15 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
     chunksizesp: *mut usize,
 ) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            let var = ds.model.var(grp, varid)?;
-            unsafe {
-                put(storagep, NC_CHUNKED);
-                put_slice(chunksizesp, &var.chunks);
-            }
-            Ok(())
-        })
+        let chunks = match callback::lookup(ncid, varid) {
+            Some(info) => info.chunks,
+            None => registry::with(ncid, |ds, grp| Ok(ds.model.var(grp, varid)?.chunks.clone()))?,
+        };
+        unsafe {
+            put(storagep, NC_CHUNKED);
+            put_slice(chunksizesp, &chunks);
+        }
+        Ok(())
     })
 }
 

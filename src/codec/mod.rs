@@ -8,7 +8,9 @@
 
 mod blosc;
 mod builtin;
+pub mod callback;
 mod fletcher;
+pub mod plugin;
 pub mod spec;
 
 use serde_json::Value;
@@ -34,15 +36,51 @@ impl std::fmt::Debug for Chain {
     }
 }
 
+/// One stage: the built-in codec, or a plugin when there is none (or
+/// when plugins are preferred and one provides this codec).
+fn stage(codec: &Value, elem_size: usize, var: &callback::VarInfo) -> NcResult<Box<dyn Codec>> {
+    let name = codec.get("id").and_then(Value::as_str).unwrap_or_default();
+    let plugin = || plugin::registry().by_codec_id(name);
+    if plugin::prefer_plugins() || builtin::build(codec, elem_size).is_err() {
+        if let Some((_, p)) = plugin() {
+            let visible = p.codec_to_params(&json_text(codec))?;
+            let working = callback::with_var(var.clone(), || p.working_params(var.ncid, var.varid, &visible))?;
+            return Ok(Box::new(PluginCodec { plugin: p, params: working }));
+        }
+    }
+    builtin::build(codec, elem_size)
+}
+
+fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// A filter run through a plugin's HDF5 filter function.
+struct PluginCodec {
+    plugin: plugin::Plugin,
+    params: Vec<u32>,
+}
+
+impl Codec for PluginCodec {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        self.plugin.run(0, &self.params, data, usize::MAX)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        self.plugin.run(plugin::H5Z_FLAG_REVERSE, &self.params, data, max_len)
+    }
+}
+
 /// Bytes a stage may add to its input (fletcher32's checksum); decoding
 /// allows for it on top of the chunk size.
 const STAGE_OVERHEAD: usize = 16;
 
 impl Chain {
-    /// Build the chain for codec JSON objects (filters then compressor).
-    /// `elem_size` is the variable's element size (for shuffle).
-    pub fn from_json(codecs: &[Value], elem_size: usize) -> NcResult<Chain> {
-        let stages = codecs.iter().map(|c| builtin::build(c, elem_size)).collect::<NcResult<Vec<_>>>()?;
+    /// Build the chain for codec JSON objects (filters then compressor):
+    /// built-in codecs, else plugins. `var` describes the variable (for
+    /// shuffle's element size and plugins' working parameters).
+    pub fn from_json(codecs: &[Value], elem_size: usize, var: &callback::VarInfo) -> NcResult<Chain> {
+        let stages = codecs.iter().map(|c| stage(c, elem_size, var)).collect::<NcResult<Vec<_>>>()?;
         Ok(Chain { stages })
     }
 

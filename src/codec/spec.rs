@@ -26,9 +26,20 @@ pub const BLOSC: u32 = 32001;
 pub const LZ4: u32 = 32004;
 pub const ZSTD: u32 = 32015;
 
-/// Filters this build can apply.
-pub fn available(id: u32) -> bool {
+/// Filters built in.
+pub fn built_in(id: u32) -> bool {
     matches!(id, DEFLATE | SHUFFLE | FLETCHER32 | BZIP2 | ZSTD | LZ4 | BLOSC)
+}
+
+/// Filters this build can apply: built in, or a complete plugin.
+pub fn available(id: u32) -> bool {
+    built_in(id) || super::plugin::registry().get(id).is_some()
+}
+
+/// A filter taken from a plugin rather than built in?
+fn use_plugin(id: u32) -> Option<super::plugin::Plugin> {
+    let p = super::plugin::registry().get(id)?;
+    (!built_in(id) || super::plugin::prefer_plugins()).then_some(p)
 }
 
 /// Blosc's inner codec names by netCDF/HDF5 code (BLOSC_LZ .. BLOSC_ZSTD).
@@ -49,6 +60,10 @@ pub fn param(v: Option<&Value>) -> Option<i64> {
 
 /// The codec JSON for a filter defined through the API.
 pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
+    if let Some(p) = use_plugin(id) {
+        let text = p.params_to_codec(params)?;
+        return serde_json::from_str(&text).map_err(|_| NcError::EFILTER);
+    }
     let first = || params.first().map(|&p| p as i32 as i64);
     Ok(match id {
         DEFLATE => json!({"id": "zlib", "level": first().ok_or(NcError::EFILTER)?}),
@@ -72,6 +87,13 @@ pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
 /// The HDF5 id and visible parameters of a codec (id 0 when it has none
 /// this library knows).
 pub fn from_json(codec: &Value) -> (u32, Vec<u32>) {
+    let name = codec.get("id").and_then(Value::as_str).unwrap_or_default();
+    if let Some((id, p)) = super::plugin::registry().by_codec_id(name) {
+        if use_plugin(id).is_some() {
+            let text = serde_json::to_string(codec).unwrap_or_default();
+            return p.codec_to_params(&text).map(|params| (id, params)).unwrap_or((id, Vec::new()));
+        }
+    }
     let level = |key: &str| param(codec.get(key)).map(|l| vec![l as i32 as u32]).unwrap_or_default();
     match codec.get("id").and_then(Value::as_str) {
         Some("zlib") => (DEFLATE, level("level")),

@@ -63,13 +63,13 @@ pub unsafe fn write(
     }
     let var = ds.model.var(grp, varid)?;
     if var.xtype == NC_STRING {
-        let layout = VarLayout::of(&ds.model, grp, var)?;
+        let layout = VarLayout::of(&ds.model, grp, varid)?;
         if !unsafe { all_strings_fit(sel, buf as *const *const c_char, layout.elem_size, layout.text) } {
             return Err(NcError::EINVAL);
         }
     }
     grow_unlimited(ds, grp, varid, sel)?;
-    let layout = VarLayout::of(&ds.model, grp, ds.model.var(grp, varid)?)?;
+    let layout = VarLayout::of(&ds.model, grp, varid)?;
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let cacheable = cache_for(ds, grp, varid).can_hold(layout.chunk_bytes());
     let mut range_error = false;
@@ -119,7 +119,7 @@ pub fn flush(ds: &mut Dataset) -> NcResult<()> {
         if dirty.is_empty() {
             continue;
         }
-        let layout = VarLayout::of(model, grp, model.var(grp, varid as i32)?)?;
+        let layout = VarLayout::of(model, grp, varid as i32)?;
         in_parallel(&dirty, |(idx, data)| store_chunk(store.as_ref(), &layout, idx, data))?;
         cache.mark_clean();
     }
@@ -129,7 +129,7 @@ pub fn flush(ds: &mut Dataset) -> NcResult<()> {
 /// Apply new cache bounds to one variable, writing what they evict.
 pub fn set_var_cache(ds: &mut Dataset, grp: usize, varid: i32, settings: super::CacheSettings) -> NcResult<()> {
     super::cache::check(&settings)?;
-    let layout = VarLayout::of(&ds.model, grp, ds.model.var(grp, varid)?)?;
+    let layout = VarLayout::of(&ds.model, grp, varid)?;
     let evicted = cache_for(ds, grp, varid).resize(settings);
     store_all(ds.store.as_ref(), &layout, evicted)
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::codec::Chain;
+use crate::codec::callback::VarInfo;
 use crate::error::{NcError, NcResult};
 use crate::format::nczarr::string_width;
 use crate::model::{Model, Values, Var};
@@ -44,7 +45,8 @@ pub enum TextEncoding {
 }
 
 impl VarLayout {
-    pub fn of(model: &Model, grp: usize, var: &Var) -> NcResult<VarLayout> {
+    pub fn of(model: &Model, grp: usize, varid: i32) -> NcResult<VarLayout> {
+        let var = model.var(grp, varid)?;
         let scalar = var.dimids.is_empty();
         let text = match var.utf32 {
             Some(big_endian) => TextEncoding::Utf32 { big_endian },
@@ -74,7 +76,11 @@ impl VarLayout {
             order_f: var.order_f && var.dimids.len() > 1,
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.
-            chain: Arc::new(Chain::from_json(&var.codecs, elem_size)?),
+            chain: Arc::new(if var.codecs.is_empty() {
+                Chain::default()
+            } else {
+                Chain::from_json(&var.codecs, elem_size, &plugin_view(model, grp, varid, var))?
+            }),
         })
     }
 
@@ -99,6 +105,19 @@ impl VarLayout {
             return vec![0u8; self.chunk_bytes()];
         }
         self.fill.repeat(self.chunk_elems())
+    }
+}
+
+/// The variable as a plugin sees it through the netCDF API.
+fn plugin_view(model: &Model, grp: usize, varid: i32, var: &Var) -> VarInfo {
+    VarInfo {
+        ncid: model.ext_ncid | grp as i32,
+        varid,
+        name: var.name.clone(),
+        xtype: var.xtype,
+        dimids: var.dimids.iter().map(|&d| d as i32).collect(),
+        natts: var.atts.len() as i32,
+        chunks: var.chunks.clone(),
     }
 }
 

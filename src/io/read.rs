@@ -130,7 +130,7 @@ pub unsafe fn read(
     if sel.is_empty() {
         return Ok(false);
     }
-    let layout = VarLayout::of(&ds.model, grp, ds.model.var(grp, varid)?)?;
+    let layout = VarLayout::of(&ds.model, grp, varid)?;
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let missing: Vec<Vec<usize>> = {
         let cache = cache_for(ds, grp, varid);

@@ -117,6 +117,9 @@ pub struct Model {
     pub fill_mode: i32,
     /// Metadata changed since it was last written.
     pub dirty: bool,
+    /// The dataset's ncid (group 0), once registered: plugins are told
+    /// the ncid of the variable they filter.
+    pub ext_ncid: i32,
     /// Written in netcdf-c 4.9.0's layout, which has neither unlimited
     /// dimensions nor NC_STRING (refused as 4.9.0 refuses them).
     pub layout_490: bool,
@@ -132,6 +135,7 @@ impl Model {
             classic_model: false,
             fill_mode: NC_FILL,
             dirty: false,
+            ext_ncid: 0,
             layout_490: false,
         }
     }
