@@ -133,5 +133,7 @@ int main(void)
         OK(nc_free_string(2, nothing));
     }
     OK(nc_close(ncid));
+    OK(nc_initialize());
+    OK(nc_finalize());
     PASS();
 }

@@ -321,3 +321,19 @@ pub unsafe extern "C" fn nc_free_string(len: usize, data: *mut *mut c_char) -> c
         Ok(())
     })
 }
+
+/// Library set-up happens on demand; this exists for programs that call it.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_initialize() -> c_int {
+    0
+}
+
+/// Release what the library holds globally: filter plugins are finalized
+/// (`NCZ_codec_finalize`), as netcdf-c does.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_finalize() -> c_int {
+    guard(|| {
+        crate::codec::plugin::finalize();
+        Ok(())
+    })
+}

@@ -182,6 +182,18 @@ unsafe fn register(
     found
 }
 
+/// `nc_finalize`: tell loaded plugins we are done with them (their
+/// libraries stay loaded; netCDF calls after this still work).
+pub fn finalize() {
+    let Some(reg) = REGISTRY.get() else { return };
+    for plugin in reg.complete.values() {
+        // SAFETY: a version-checked NCZ_codec_t from a loaded library.
+        if let Some(fini) = unsafe { (*plugin.codec).finalize } {
+            unsafe { fini() };
+        }
+    }
+}
+
 impl Registry {
     pub fn get(&self, id: u32) -> Option<Plugin> {
         self.complete.get(&id).copied()
