@@ -11,9 +11,9 @@
 //!   stream (or `typesize` streams when split), each a u32 length and
 //!   that many bytes (stored raw when the length equals the stream's size).
 //!
-//! Decoding supports lz4, zlib and zstd inner codecs with byte shuffle or
-//! none; blosclz, snappy and bit shuffle are NC_ENOFILTER. Encoding writes
-//! one unsplit block with the requested codec (lz4 for lz4hc).
+//! Decoding supports blosclz, lz4, zlib and zstd inner codecs with byte
+//! shuffle or none; snappy and bit shuffle are NC_ENOFILTER. Encoding
+//! writes one unsplit block with lz4 (also for lz4hc), zlib or zstd.
 
 use std::io::{Read, Write};
 
@@ -29,6 +29,7 @@ const MAX_SPLITS: usize = 16;
 const MIN_BUFFERSIZE: usize = 128;
 
 /// Inner codec ids in the flags (`compformat`).
+const FORMAT_BLOSCLZ: u8 = 0;
 const FORMAT_LZ4: u8 = 1;
 const FORMAT_ZLIB: u8 = 3;
 const FORMAT_ZSTD: u8 = 4;
@@ -62,8 +63,70 @@ fn shuffle_bytes(data: &[u8], size: usize, forward: bool) -> Vec<u8> {
     out
 }
 
+/// Decode blosclz (blosc's own LZ77, derived from FastLZ): a control byte
+/// below 32 introduces `ctrl + 1` literal bytes; above, a match of length
+/// `(ctrl >> 5) + 2` (longer ones extended by bytes while they are 255) at
+/// a distance of `((ctrl & 31) << 8) + next byte + 1`, or, for distance
+/// code 31/255, a 16-bit distance beyond 8191.
+fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
+    const MAX_DISTANCE: usize = 8191;
+    let mut out: Vec<u8> = Vec::with_capacity(size);
+    let mut ip = 0;
+    let next = |ip: &mut usize| -> NcResult<usize> {
+        let b = *src.get(*ip).ok_or(NcError::EFILTER)?;
+        *ip += 1;
+        Ok(b as usize)
+    };
+    let mut ctrl = next(&mut ip)? & 31;
+    loop {
+        if ctrl >= 32 {
+            let mut len = (ctrl >> 5) - 1;
+            let mut ofs = (ctrl & 31) << 8;
+            if len == 6 {
+                loop {
+                    let code = next(&mut ip)?;
+                    len += code;
+                    if code != 255 {
+                        break;
+                    }
+                }
+            }
+            let code = next(&mut ip)?;
+            ofs += code;
+            if code == 255 && ofs == (31 << 8) + 255 {
+                let far = (next(&mut ip)? << 8) + next(&mut ip)?;
+                ofs = far + MAX_DISTANCE;
+            }
+            // The match starts ofs + 1 bytes back and is len + 3 long; it
+            // may overlap what it produces (runs).
+            let start = out.len().checked_sub(ofs + 1).ok_or(NcError::EFILTER)?;
+            if out.len() + len + 3 > size {
+                return Err(NcError::EFILTER);
+            }
+            for k in 0..len + 3 {
+                let b = out[start + k];
+                out.push(b);
+            }
+        } else {
+            let n = ctrl + 1;
+            let lit = src.get(ip..ip + n).ok_or(NcError::EFILTER)?;
+            if out.len() + n > size {
+                return Err(NcError::EFILTER);
+            }
+            out.extend_from_slice(lit);
+            ip += n;
+        }
+        if ip >= src.len() {
+            break;
+        }
+        ctrl = next(&mut ip)?;
+    }
+    Ok(out)
+}
+
 fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
     let out = match format {
+        FORMAT_BLOSCLZ => blosclz_decode(src, size)?,
         FORMAT_LZ4 => lz4_flex::block::decompress(src, size).map_err(|_| NcError::EFILTER)?,
         FORMAT_ZLIB => {
             let mut out = Vec::with_capacity(size);
@@ -207,6 +270,19 @@ mod tests {
                 assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "{cname} {shuffle}");
             }
         }
+    }
+
+    #[test]
+    fn blosclz_streams() {
+        // 3 literals "abc", then a match of 4 at distance 3: "abcabca".
+        let stream = [2, b'a', b'b', b'c', (2 << 5), 2];
+        assert_eq!(blosclz_decode(&stream, 7).unwrap(), b"abcabca");
+        // A run: one literal, then a distance-1 match of 5.
+        assert_eq!(blosclz_decode(&[0, b'z', (3 << 5), 0], 6).unwrap(), b"zzzzzz");
+        // Malformed: a match reaching before the start, output past the size.
+        assert_eq!(blosclz_decode(&[0, b'a', (2 << 5), 9], 10).err(), Some(NcError::EFILTER));
+        assert_eq!(blosclz_decode(&[2, b'a', b'b', b'c'], 2).err(), Some(NcError::EFILTER));
+        assert_eq!(blosclz_decode(&[5, b'a'], 10).err(), Some(NcError::EFILTER));
     }
 
     #[test]

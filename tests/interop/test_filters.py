@@ -73,6 +73,8 @@ def test_we_read_zarr_python_codecs(tools, tmp_path):
         "blosc_default": dict(),  # zarr-python's default compressor: Blosc(lz4, shuffle)
         "blosc_zstd": dict(compressors=numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.NOSHUFFLE)),
         "blosc_zlib": dict(compressors=numcodecs.Blosc(cname="zlib", clevel=1, shuffle=numcodecs.Blosc.SHUFFLE)),
+        "blosclz": dict(compressors=numcodecs.Blosc(cname="blosclz", clevel=9, shuffle=numcodecs.Blosc.SHUFFLE)),
+        "blosclz_plain": dict(compressors=numcodecs.Blosc(cname="blosclz", clevel=5, shuffle=numcodecs.Blosc.NOSHUFFLE)),
     }
     for name, kwargs in cases.items():
         a = root.create_array(name, shape=(20, 30), chunks=(8, 16), dtype="<f4", fill_value=0, **kwargs)
@@ -84,6 +86,21 @@ def test_we_read_zarr_python_codecs(tools, tmp_path):
     assert len(set(data_lines)) == 1, "every codec decodes to the same values"
     values = [float(v) for v in data_lines[0].removeprefix("    data [").removesuffix("]").split(", ")]
     np.testing.assert_array_equal(np.array(values, dtype="f4").reshape(20, 30), EXPECTED)
+
+
+def test_we_read_blosclz_of_noisy_data(tools, tmp_path):
+    """blosclz matches of every length and distance: noisy data, big chunks."""
+    path = tmp_path / "noisy.zarr"
+    noisy = (np.random.default_rng(1).standard_normal(40000) * 100).astype("f4")
+    noisy[10000:12000] = 5.0  # a long run too
+    root = zarr.open_group(path, mode="w", zarr_format=2)
+    a = root.create_array("v", shape=(40000,), chunks=(40000,), dtype="<f4", fill_value=0,
+                          compressors=numcodecs.Blosc(cname="blosclz", clevel=9, shuffle=numcodecs.Blosc.SHUFFLE))
+    a[:] = noisy
+    text = run(tools["describe_ours"], f"file://{path}#mode=zarr,file")
+    line = next(line for line in text.splitlines() if line.startswith("    data"))
+    values = np.array([float(v) for v in line.removeprefix("    data [").removesuffix("]").split(", ")], dtype="f4")
+    np.testing.assert_array_equal(values, noisy)
 
 
 def test_we_read_netcdf4_python_compression(tools, tmp_path):
