@@ -11,8 +11,8 @@
 //!   stream (or `typesize` streams when split), each a u32 length and
 //!   that many bytes (stored raw when the length equals the stream's size).
 //!
-//! Decoding supports blosclz, lz4, zlib and zstd inner codecs with byte
-//! shuffle or none; snappy and bit shuffle are NC_ENOFILTER. Encoding
+//! Decoding supports blosclz, lz4, zlib and zstd inner codecs with byte,
+//! bit or no shuffle; snappy is NC_ENOFILTER. Encoding
 //! writes one unsplit block with lz4 (also for lz4hc), zlib or zstd.
 
 use std::io::{Read, Write};
@@ -124,6 +124,52 @@ fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
     Ok(out)
 }
 
+/// Undo bitshuffle on one block: the shuffled block holds, for each bit
+/// of an element (byte-major, least significant bit first), that bit of
+/// every element packed 8 to a byte. Only whole groups of 8 elements are
+/// shuffled; with blosc format 2 a block of any other size is stored as
+/// is, later formats shuffle the groups and copy the rest.
+fn bit_unshuffle(block: &[u8], typesize: usize, format_version: u8) -> Vec<u8> {
+    let n = block.len() / typesize;
+    let shuffled = if format_version <= 2 && n % 8 != 0 { 0 } else { n - n % 8 };
+    let mut out = block.to_vec();
+    if shuffled == 0 {
+        return out;
+    }
+    let row = shuffled / 8;
+    out[..shuffled * typesize].fill(0);
+    for j in 0..typesize {
+        for k in 0..8 {
+            let plane = &block[(j * 8 + k) * row..(j * 8 + k + 1) * row];
+            for i in 0..shuffled {
+                let bit = (plane[i / 8] >> (i % 8)) & 1;
+                out[i * typesize + j] |= bit << k;
+            }
+        }
+    }
+    out
+}
+
+/// Bitshuffle one block (blosc format 2: only when the element count is a
+/// multiple of 8, else the block stays as is).
+fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
+    let n = block.len() / typesize;
+    if n % 8 != 0 || block.len() % typesize != 0 {
+        return block.to_vec();
+    }
+    let row = n / 8;
+    let mut out = vec![0u8; block.len()];
+    for j in 0..typesize {
+        for k in 0..8 {
+            let plane = &mut out[(j * 8 + k) * row..(j * 8 + k + 1) * row];
+            for i in 0..n {
+                plane[i / 8] |= ((block[i * typesize + j] >> k) & 1) << (i % 8);
+            }
+        }
+    }
+    out
+}
+
 fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
     let out = match format {
         FORMAT_BLOSCLZ => blosclz_decode(src, size)?,
@@ -163,24 +209,21 @@ impl Blosc {
 
 impl Codec for Blosc {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        if self.shuffle == 2 {
-            return Err(NcError::ENOFILTER);
-        }
         let typesize = self.typesize.clamp(1, 255);
-        let shuffled =
-            if self.shuffle == 1 && typesize > 1 { shuffle_bytes(data, typesize, true) } else { data.to_vec() };
+        let (shuffled, shuffle_flag) = match self.shuffle {
+            1 if typesize > 1 => (shuffle_bytes(data, typesize, true), DOSHUFFLE),
+            2 => (bit_shuffle(data, typesize), DOBITSHUFFLE),
+            _ => (data.to_vec(), 0),
+        };
         let (format, stream) = self.inner_encode(&shuffled)?;
-        let mut flags = DONT_SPLIT | (format << 5);
-        if self.shuffle == 1 && typesize > 1 {
-            flags |= DOSHUFFLE;
-        }
+        let flags = DONT_SPLIT | (format << 5) | shuffle_flag;
         let nbytes = data.len() as u32;
         let mut out = vec![2, 1, 0, typesize as u8];
         out.extend_from_slice(&nbytes.to_le_bytes());
         out.extend_from_slice(&nbytes.to_le_bytes()); // one block
         if stream.len() + 8 >= data.len() || data.is_empty() {
             // Stored as is: the original bytes, never shuffled.
-            out[2] = (flags & !DOSHUFFLE) | MEMCPYED;
+            out[2] = (flags & !(DOSHUFFLE | DOBITSHUFFLE)) | MEMCPYED;
             out.extend_from_slice(&((HEADER + data.len()) as u32).to_le_bytes());
             out.extend_from_slice(data);
             return Ok(out);
@@ -205,11 +248,15 @@ impl Codec for Blosc {
         if nbytes > max_len {
             return Err(NcError::EFILTER);
         }
-        if flags & DOBITSHUFFLE != 0 && typesize > 1 && flags & MEMCPYED == 0 {
-            return Err(NcError::ENOFILTER);
-        }
+        let format_version = data[0];
         let unshuffle = |block: Vec<u8>| {
-            if flags & DOSHUFFLE != 0 && typesize > 1 { shuffle_bytes(&block, typesize, false) } else { block }
+            if flags & DOBITSHUFFLE != 0 {
+                bit_unshuffle(&block, typesize, format_version)
+            } else if flags & DOSHUFFLE != 0 && typesize > 1 {
+                shuffle_bytes(&block, typesize, false)
+            } else {
+                block
+            }
         };
         if flags & MEMCPYED != 0 {
             let raw = data.get(HEADER..HEADER + nbytes).ok_or(NcError::EFILTER)?;
@@ -263,7 +310,7 @@ mod tests {
     fn round_trips_for_each_inner_codec_and_shuffle() {
         let d = data();
         for cname in ["lz4", "lz4hc", "zstd", "zlib"] {
-            for shuffle in [0, 1] {
+            for shuffle in [0, 1, 2] {
                 let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize: 4 };
                 let enc = b.encode(&d).unwrap();
                 assert!(enc.len() < d.len(), "{cname} compresses");

@@ -15,7 +15,7 @@ import zarr
 from conftest import run, url
 
 EXPECTED = ((np.arange(600) % 37) * 0.5 - 3.0).astype("f4").reshape(20, 30)
-OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc"]
+OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc", "blosc_bits"]
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_netcdf_c_reads_our_codecs_with_its_plugins(tools, ours):
             elif line.startswith("    data") and name:
                 blocks.setdefault(name, {})[who] = line
     # netcdf-c has no lz4 codec; everything else decodes to the same values.
-    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain", "blosc"]:
+    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain", "blosc", "blosc_bits"]:
         assert blocks[name]["ours"] == blocks[name]["netcdf-c"], name
     assert blocks["lz4"]["netcdf-c"] == "    data error -136"
     assert blocks["deflate"]["ours"].startswith("    data [-3, -2.5, -2")
@@ -75,6 +75,8 @@ def test_we_read_zarr_python_codecs(tools, tmp_path):
         "blosc_zlib": dict(compressors=numcodecs.Blosc(cname="zlib", clevel=1, shuffle=numcodecs.Blosc.SHUFFLE)),
         "blosclz": dict(compressors=numcodecs.Blosc(cname="blosclz", clevel=9, shuffle=numcodecs.Blosc.SHUFFLE)),
         "blosclz_plain": dict(compressors=numcodecs.Blosc(cname="blosclz", clevel=5, shuffle=numcodecs.Blosc.NOSHUFFLE)),
+        "bitshuffle_lz4": dict(compressors=numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.BITSHUFFLE)),
+        "bitshuffle_zstd": dict(compressors=numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.BITSHUFFLE)),
     }
     for name, kwargs in cases.items():
         a = root.create_array(name, shape=(20, 30), chunks=(8, 16), dtype="<f4", fill_value=0, **kwargs)
@@ -94,13 +96,16 @@ def test_we_read_blosclz_of_noisy_data(tools, tmp_path):
     noisy = (np.random.default_rng(1).standard_normal(40000) * 100).astype("f4")
     noisy[10000:12000] = 5.0  # a long run too
     root = zarr.open_group(path, mode="w", zarr_format=2)
-    a = root.create_array("v", shape=(40000,), chunks=(40000,), dtype="<f4", fill_value=0,
-                          compressors=numcodecs.Blosc(cname="blosclz", clevel=9, shuffle=numcodecs.Blosc.SHUFFLE))
-    a[:] = noisy
+    for name, shuffle in [("byte", numcodecs.Blosc.SHUFFLE), ("bit", numcodecs.Blosc.BITSHUFFLE)]:
+        a = root.create_array(name, shape=(40000,), chunks=(39999,), dtype="<f4", fill_value=0,
+                              compressors=numcodecs.Blosc(cname="blosclz", clevel=9, shuffle=shuffle))
+        a[:] = noisy
     text = run(tools["describe_ours"], f"file://{path}#mode=zarr,file")
-    line = next(line for line in text.splitlines() if line.startswith("    data"))
-    values = np.array([float(v) for v in line.removeprefix("    data [").removesuffix("]").split(", ")], dtype="f4")
-    np.testing.assert_array_equal(values, noisy)
+    lines = [line for line in text.splitlines() if line.startswith("    data")]
+    assert len(lines) == 2
+    for line in lines:
+        values = np.array([float(v) for v in line.removeprefix("    data [").removesuffix("]").split(", ")], dtype="f4")
+        np.testing.assert_array_equal(values, noisy)
 
 
 def test_we_read_netcdf4_python_compression(tools, tmp_path):
