@@ -270,8 +270,8 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     unsafe { inq_level(ncid, varid, ZSTD, hasfilterp, levelp) }
 }
 
-/// blosc with an inner codec of lz4, lz4hc, zlib or zstd (blosclz and
-/// snappy are NC_ENOFILTER: readable by other libraries, not written here).
+/// blosc with an inner codec of blosclz, lz4, lz4hc, zlib or zstd (snappy
+/// is NC_ENOFILTER).
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_blosc(
     ncid: c_int,

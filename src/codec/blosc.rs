@@ -97,6 +97,11 @@ fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
                 let far = (next(&mut ip)? << 8) + next(&mut ip)?;
                 ofs = far + MAX_DISTANCE;
             }
+            // As c-blosc: a stream never ends with a match (one that does
+            // is cut there, so the size check below fails).
+            if ip >= src.len() {
+                break;
+            }
             // The match starts ofs + 1 bytes back and is len + 3 long; it
             // may overlap what it produces (runs).
             let start = out.len().checked_sub(ofs + 1).ok_or(NcError::EFILTER)?;
@@ -150,6 +155,70 @@ fn bit_unshuffle(block: &[u8], typesize: usize, format_version: u8) -> Vec<u8> {
     out
 }
 
+/// Encode blosclz: greedy LZ77 over a hash of the next 3 bytes, emitting
+/// the literal runs and matches `blosclz_decode` reads.
+fn blosclz_encode(data: &[u8]) -> Vec<u8> {
+    const NEAR: usize = 8191; // distances up to this fit the short form
+    const FAR: usize = NEAR + 65535;
+    const HASH_BITS: u32 = 14;
+    let mut out = Vec::with_capacity(data.len() + data.len() / 32 + 16);
+    let flush = |out: &mut Vec<u8>, lit: &[u8]| {
+        for run in lit.chunks(32) {
+            out.push((run.len() - 1) as u8);
+            out.extend_from_slice(run);
+        }
+    };
+    let mut table = vec![usize::MAX; 1 << HASH_BITS];
+    let hash = |b: &[u8]| {
+        let v = u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16;
+        (v.wrapping_mul(2654435761) >> (32 - HASH_BITS)) as usize
+    };
+    // c-blosc's decoder needs every match followed by more input: the last
+    // bytes always go out as literals.
+    let limit = data.len().saturating_sub(4);
+    let (mut i, mut literal_start) = (0, 0);
+    while i + 3 <= limit {
+        let h = hash(&data[i..i + 3]);
+        let candidate = table[h];
+        table[h] = i;
+        let usable = candidate != usize::MAX
+            && i > 0
+            && i - candidate <= FAR
+            && data[candidate..candidate + 3] == data[i..i + 3];
+        if !usable {
+            i += 1;
+            continue;
+        }
+        let mut len = 3;
+        while i + len < limit && data[candidate + len] == data[i + len] {
+            len += 1;
+        }
+        flush(&mut out, &data[literal_start..i]);
+        let ofs = i - candidate - 1;
+        let extra = len - 2; // (ctrl >> 5) for short matches
+        let short_len = extra.min(7) as u8;
+        let (hi, code) = if ofs < NEAR { ((ofs >> 8) as u8, (ofs & 255) as u8) } else { (31, 255) };
+        out.push(short_len << 5 | hi);
+        if extra >= 7 {
+            let mut rest = len - 9;
+            while rest >= 255 {
+                out.push(255);
+                rest -= 255;
+            }
+            out.push(rest as u8);
+        }
+        out.push(code);
+        if ofs >= NEAR {
+            let far = ofs - NEAR;
+            out.extend_from_slice(&[(far >> 8) as u8, (far & 255) as u8]);
+        }
+        i += len;
+        literal_start = i;
+    }
+    flush(&mut out, &data[literal_start..]);
+    out
+}
+
 /// Bitshuffle one block (blosc format 2: only when the element count is a
 /// multiple of 8, else the block stays as is).
 fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
@@ -194,6 +263,7 @@ fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
 impl Blosc {
     fn inner_encode(&self, data: &[u8]) -> NcResult<(u8, Vec<u8>)> {
         Ok(match self.cname.as_str() {
+            "blosclz" => (FORMAT_BLOSCLZ, blosclz_encode(data)),
             "lz4" | "lz4hc" => (FORMAT_LZ4, lz4_flex::block::compress(data)),
             "zstd" => (FORMAT_ZSTD, zstd::bulk::compress(data, self.clevel).map_err(|_| NcError::EFILTER)?),
             "zlib" => {
@@ -309,7 +379,7 @@ mod tests {
     #[test]
     fn round_trips_for_each_inner_codec_and_shuffle() {
         let d = data();
-        for cname in ["lz4", "lz4hc", "zstd", "zlib"] {
+        for cname in ["blosclz", "lz4", "lz4hc", "zstd", "zlib"] {
             for shuffle in [0, 1, 2] {
                 let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize: 4 };
                 let enc = b.encode(&d).unwrap();
@@ -320,14 +390,30 @@ mod tests {
     }
 
     #[test]
+    fn blosclz_encoder_round_trips() {
+        let mut samples: Vec<Vec<u8>> = vec![b"a".to_vec(), b"abcabcabcabc".to_vec(), vec![7; 100_000]];
+        samples.push((0..200_000u32).map(|i| ((i * 2654435761) >> 20) as u8).collect());
+        samples.push((0..100_000u32).flat_map(|i| (i / 100).to_le_bytes()).collect());
+        // Repeats further apart than the short distance form reaches.
+        let block: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(40503) >> 7) as u8).collect();
+        samples.push([block.clone(), block].concat());
+        for data in samples {
+            let enc = blosclz_encode(&data);
+            assert_eq!(blosclz_decode(&enc, data.len()).unwrap(), data);
+        }
+    }
+
+    #[test]
     fn blosclz_streams() {
-        // 3 literals "abc", then a match of 4 at distance 3: "abcabca".
-        let stream = [2, b'a', b'b', b'c', (2 << 5), 2];
-        assert_eq!(blosclz_decode(&stream, 7).unwrap(), b"abcabca");
-        // A run: one literal, then a distance-1 match of 5.
-        assert_eq!(blosclz_decode(&[0, b'z', (3 << 5), 0], 6).unwrap(), b"zzzzzz");
+        // 3 literals "abc", a match of 4 at distance 3, a literal "!".
+        let stream = [2, b'a', b'b', b'c', (2 << 5), 2, 0, b'!'];
+        assert_eq!(blosclz_decode(&stream, 8).unwrap(), b"abcabca!");
+        // A run: one literal, a distance-1 match of 5, a literal.
+        assert_eq!(blosclz_decode(&[0, b'z', (3 << 5), 0, 0, b'.'], 7).unwrap(), b"zzzzzz.");
+        // A stream ending in a match is cut before it, as in c-blosc.
+        assert_eq!(blosclz_decode(&[0, b'z', (3 << 5), 0], 6).unwrap(), b"z");
         // Malformed: a match reaching before the start, output past the size.
-        assert_eq!(blosclz_decode(&[0, b'a', (2 << 5), 9], 10).err(), Some(NcError::EFILTER));
+        assert_eq!(blosclz_decode(&[0, b'a', (2 << 5), 9, 0, b'x'], 10).err(), Some(NcError::EFILTER));
         assert_eq!(blosclz_decode(&[2, b'a', b'b', b'c'], 2).err(), Some(NcError::EFILTER));
         assert_eq!(blosclz_decode(&[5, b'a'], 10).err(), Some(NcError::EFILTER));
     }

@@ -46,7 +46,7 @@ fn use_plugin(id: u32) -> Option<super::plugin::Plugin> {
 const BLOSC_NAMES: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
 /// Inner codecs the built-in blosc can write.
 pub fn blosc_can_write(compcode: u32) -> bool {
-    matches!(compcode, 1 | 2 | 4 | 5)
+    matches!(compcode, 0 | 1 | 2 | 4 | 5)
 }
 
 /// A JSON number or numeric string as an integer.

@@ -15,7 +15,7 @@ import zarr
 from conftest import run, url
 
 EXPECTED = ((np.arange(600) % 37) * 0.5 - 3.0).astype("f4").reshape(20, 30)
-OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc", "blosc_bits"]
+OURS = ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc", "blosc_bits", "blosclz"]
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_netcdf_c_reads_our_codecs_with_its_plugins(tools, ours):
             elif line.startswith("    data") and name:
                 blocks.setdefault(name, {})[who] = line
     # netcdf-c has no lz4 codec; everything else decodes to the same values.
-    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain", "blosc", "blosc_bits"]:
+    for name in ["deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "chain", "blosc", "blosc_bits", "blosclz"]:
         assert blocks[name]["ours"] == blocks[name]["netcdf-c"], name
     assert blocks["lz4"]["netcdf-c"] == "    data error -136"
     assert blocks["deflate"]["ours"].startswith("    data [-3, -2.5, -2")

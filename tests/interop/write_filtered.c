@@ -20,8 +20,8 @@ int main(int argc, char **argv)
     CHECK(nc_def_dim(ncid, "x", 30, &x));
     dims[0] = y; dims[1] = x;
     const char *names[] = {"deflate", "shuffle_deflate", "zstd", "bz2", "fletcher32", "lz4", "chain", "blosc",
-                           "blosc_bits"};
-    for (int k = 0; k < 9; k++) {
+                           "blosc_bits", "blosclz"};
+    for (int k = 0; k < 10; k++) {
         size_t chunks[2] = {8, 16};
         unsigned p;
         CHECK(nc_def_var(ncid, names[k], NC_FLOAT, 2, dims, &v));
@@ -41,6 +41,7 @@ int main(int argc, char **argv)
             break;
         case 7: CHECK(nc_def_var_blosc(ncid, v, BLOSC_LZ4, 5, 0, BLOSC_SHUFFLE)); break;
         case 8: CHECK(nc_def_var_blosc(ncid, v, BLOSC_ZSTD, 3, 0, BLOSC_BITSHUFFLE)); break;
+        case 9: CHECK(nc_def_var_blosc(ncid, v, BLOSC_LZ, 9, 0, BLOSC_SHUFFLE)); break;
         }
         CHECK(nc_put_var_float(ncid, v, data));
     }
