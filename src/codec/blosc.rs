@@ -17,7 +17,7 @@
 
 use std::io::{Read, Write};
 
-use super::Codec;
+use super::{Codec, shuffle};
 use crate::error::{NcError, NcResult};
 
 const HEADER: usize = 16;
@@ -46,21 +46,6 @@ pub struct Blosc {
 fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
     let b = data.get(at..at + 4).ok_or(NcError::EFILTER)?;
     Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-}
-
-fn shuffle_bytes(data: &[u8], size: usize, forward: bool) -> Vec<u8> {
-    let n = data.len() / size;
-    let mut out = data.to_vec();
-    for i in 0..n {
-        for b in 0..size {
-            if forward {
-                out[b * n + i] = data[i * size + b];
-            } else {
-                out[i * size + b] = data[b * n + i];
-            }
-        }
-    }
-    out
 }
 
 /// Decode blosclz (blosc's own LZ77, derived from FastLZ): a control byte
@@ -281,7 +266,7 @@ impl Codec for Blosc {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
         let typesize = self.typesize.clamp(1, 255);
         let (shuffled, shuffle_flag) = match self.shuffle {
-            1 if typesize > 1 => (shuffle_bytes(data, typesize, true), DOSHUFFLE),
+            1 if typesize > 1 => (shuffle::shuffle(data, typesize), DOSHUFFLE),
             2 => (bit_shuffle(data, typesize), DOBITSHUFFLE),
             _ => (data.to_vec(), 0),
         };
@@ -323,7 +308,7 @@ impl Codec for Blosc {
             if flags & DOBITSHUFFLE != 0 {
                 bit_unshuffle(&block, typesize, format_version)
             } else if flags & DOSHUFFLE != 0 && typesize > 1 {
-                shuffle_bytes(&block, typesize, false)
+                shuffle::unshuffle(&block, typesize)
             } else {
                 block
             }

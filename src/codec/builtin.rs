@@ -73,36 +73,21 @@ impl Codec for Zlib {
     }
 }
 
-/// Byte shuffle: all first bytes of the elements, then all second bytes...
-/// Trailing bytes that do not fill an element stay in place.
+/// Byte shuffle (see `super::shuffle`).
 struct Shuffle {
     size: usize,
 }
 
 impl Codec for Shuffle {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        let n = data.len() / self.size;
-        let mut out = data.to_vec();
-        for (i, elem) in data[..n * self.size].chunks_exact(self.size).enumerate() {
-            for (b, &byte) in elem.iter().enumerate() {
-                out[b * n + i] = byte;
-            }
-        }
-        Ok(out)
+        Ok(super::shuffle::shuffle(data, self.size))
     }
 
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
         if data.len() > max_len {
             return Err(NcError::EFILTER);
         }
-        let n = data.len() / self.size;
-        let mut out = data.to_vec();
-        for i in 0..n {
-            for b in 0..self.size {
-                out[i * self.size + b] = data[b * n + i];
-            }
-        }
-        Ok(out)
+        Ok(super::shuffle::unshuffle(data, self.size))
     }
 }
 

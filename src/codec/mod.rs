@@ -11,6 +11,7 @@ mod builtin;
 pub mod callback;
 mod fletcher;
 pub mod plugin;
+mod shuffle;
 pub mod spec;
 
 use serde_json::Value;

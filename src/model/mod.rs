@@ -66,9 +66,8 @@ pub struct Var {
     pub string_width: Option<usize>,
     /// NC_STRING stored as numpy `U<n>` (UTF-32; `true` if big-endian).
     pub utf32: Option<bool>,
-    /// Codecs named in storage (`filters` then `compressor`, as JSON).
-    /// Until the filter issue lands, data of a variable with codecs is
-    /// refused (NC_ENOFILTER) rather than returned undecoded.
+    /// Codecs named in storage (`filters` then `compressor`, as JSON); the
+    /// one source of the variable's filter list and of its codec chain.
     pub codecs: Vec<serde_json::Value>,
     /// Separator between chunk indices in chunk keys (`.` or `/`).
     pub dim_separator: char,
