@@ -20,9 +20,11 @@ work=$root/target/abi
 mkdir -p "$work"
 status=0
 
-grep -ho 'EXTERNL[^;]*' "$root"/include/netcdf.h "$root"/include/netcdf_filter.h "$root"/include/netcdf_f.h \
+grep -ho 'EXTERNL[^;]*' "$root"/include/netcdf.h "$root"/include/netcdf_filter.h "$root"/include/netcdf_f.h "$here"/tools_abi.h \
     | grep '(' | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_][A-Za-z0-9_]*)$/\1/' | sort -u > "$work/declared.txt"
-nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' | sort -u > "$work/exported.txt"
+# nczrs_* symbols are private: Rust bodies called back from csrc/*.c, which
+# a cdylib cannot keep hidden.
+nm -D --defined-only "$lib" | awk '$2 == "T" && $3 !~ /^nczrs_/ {print $3}' | sort -u > "$work/exported.txt"
 sort -u "$here/pending_symbols.txt" > "$work/pending.txt"
 
 undeclared=$(comm -23 "$work/exported.txt" "$work/declared.txt")
@@ -40,8 +42,8 @@ fi
 (cd "$root" && "$cbindgen" --quiet --config "$here/cbindgen-constants.toml" --output "$work/rust_consts.h" .)
 sed -nE 's/^#define ([A-Za-z0-9_]+) (.+)$/#ifdef \1\n_Static_assert((\1) == (\2), "\1 differs between netcdf.h and the Rust code");\n#endif/p' \
     "$work/rust_consts.h" > "$work/rust_consts_check.h"
-printf '#include "netcdf.h"\n#include "netcdf_filter.h"\n#include "netcdf_f.h"\n#include "rust_decls.h"\n#include "rust_consts_check.h"\n' > "$work/signatures.c"
-if ! cc -std=c11 -Wall -Werror -fsyntax-only -I"$root/include" -I"$work" "$work/signatures.c"; then
+printf '#include "netcdf.h"\n#include "netcdf_filter.h"\n#include "netcdf_f.h"\n#include "tools_abi.h"\n#include "rust_decls.h"\n#include "rust_consts_check.h"\n' > "$work/signatures.c"
+if ! cc -std=c11 -Wall -Werror -fsyntax-only -I"$root/include" -I"$here" -I"$work" "$work/signatures.c"; then
     echo "the Rust and header signatures or constants disagree"; status=1
 fi
 nconsts=$(grep -c _Static_assert "$work/rust_consts_check.h" || true)

@@ -13,6 +13,7 @@ pub mod filter;
 pub mod group;
 pub mod v2;
 pub mod var;
+pub mod variadic;
 
 use std::ffi::{CStr, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
