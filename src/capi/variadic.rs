@@ -16,6 +16,10 @@ unsafe extern "C" {
 macro_rules! trampoline {
     ($(#[$doc:meta])* $name:ident => $target:ident) => {
         $(#[$doc])*
+        ///
+        /// # Safety
+        /// Called from C with the C prototype's arguments.
+        ///
         /// cbindgen:ignore
         #[unsafe(naked)]
         #[unsafe(no_mangle)]
