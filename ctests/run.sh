@@ -9,6 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 libdir=${1:-$root/target/release}
 shift || true
+# Absolute, so the tests' RUNPATH finds this library from their scratch
+# directories (a relative one would silently load the system libnetcdf).
+libdir=$(cd "$libdir" && pwd)
 build=$root/target/ctests
 mkdir -p "$build"
 

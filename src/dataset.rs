@@ -22,8 +22,25 @@ pub const NC_NETCDF4: i32 = 0x1000;
 pub const NC_MPIIO: i32 = 0x2000;
 pub const NC_INMEMORY: i32 = 0x8000;
 
+pub const NC_UDF0: i32 = 0x0040;
+pub const NC_UDF1: i32 = 0x0080;
+
 /// Mode flags NCZarr cannot honour (netcdf-c rejects them with NC_EINVAL).
 const UNSUPPORTED_FLAGS: i32 = NC_DISKLESS | NC_MMAP | NC_64BIT_DATA | NC_64BIT_OFFSET | NC_INMEMORY | NC_MPIIO;
+/// User-defined formats: their dispatch tables expect netcdf-c's
+/// internals, so datasets are never opened through them.
+const USER_FORMAT_FLAGS: i32 = NC_UDF0 | NC_UDF1;
+
+/// The mode-flag checks shared by create and open.
+fn check_mode_flags(mode: i32) -> NcResult<()> {
+    if mode & USER_FORMAT_FLAGS != 0 {
+        return Err(NcError::ENOTBUILT);
+    }
+    if mode & UNSUPPORTED_FLAGS != 0 {
+        return Err(NcError::EINVAL);
+    }
+    Ok(())
+}
 
 pub struct Dataset {
     /// The name exactly as given to `nc_create`/`nc_open` (`nc_inq_path`).
@@ -54,9 +71,7 @@ pub fn our_ncproperties() -> String {
 
 impl Dataset {
     pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
-        if cmode & UNSUPPORTED_FLAGS != 0 {
-            return Err(NcError::EINVAL);
-        }
+        check_mode_flags(cmode)?;
         let url = url::parse(path)?;
         if url.bare_path {
             // netcdf-c creates an HDF5 or classic file from a plain path;
@@ -82,9 +97,7 @@ impl Dataset {
     }
 
     pub fn open(path: &str, mode: i32) -> NcResult<Dataset> {
-        if mode & UNSUPPORTED_FLAGS != 0 {
-            return Err(NcError::EINVAL);
-        }
+        check_mode_flags(mode)?;
         let url = url::parse(path)?;
         let store = FileMap::open(url.file_root())?;
         let writable = mode & NC_WRITE != 0;
@@ -101,6 +114,13 @@ impl Dataset {
             ncproperties: read.ncproperties,
             caches: HashMap::new(),
         })
+    }
+
+    /// Remove a dataset's whole store (`nc_delete`). It must open as a
+    /// dataset first, so a path that names something else is left alone.
+    pub fn delete(path: &str) -> NcResult<()> {
+        let ds = Dataset::open(path, 0)?;
+        ds.store.destroy()
     }
 
     fn write_options(&self) -> WriteOptions {

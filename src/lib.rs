@@ -17,6 +17,7 @@ pub mod error;
 pub mod format;
 pub mod io;
 pub mod model;
+pub mod rc;
 pub mod registry;
 pub mod types;
 pub mod url;

@@ -53,6 +53,13 @@ pub fn with<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) ->
     f(&mut guard, grp)
 }
 
+/// NC_NOERR if `ncid` names an open dataset's group, else NC_EBADID: the
+/// first check of netcdf-c's dispatch layer (`NC_check_id`), for calls
+/// whose answer does not depend on the dataset.
+pub fn check(ncid: i32) -> NcResult<()> {
+    with(ncid, |_, _| Ok(()))
+}
+
 /// Finish and forget a dataset (`nc_close`, `nc_abort`); any group ncid
 /// of it will do. As in netcdf-c, a dataset whose `finish` fails stays
 /// open unless `always_remove` is set, so the caller may retry or abort.

@@ -15,4 +15,8 @@
 #define NCLOGDBG 3
 EXTERNL void nclog(int tag, const char *fmt, ...);
 
+/* netcdf_par.h (installed by netcdf-c only when built for parallel I/O;
+ * netcdf-fortran imports it regardless) */
+EXTERNL int nc_var_par_access(int ncid, int varid, int par_access);
+
 #endif

@@ -166,6 +166,22 @@ pub unsafe extern "C" fn nc_put_att_uchar(
     unsafe { put_att_from_c(ncid, varid, name, xtype, len, op as *const c_void, NC_UBYTE) }
 }
 
+/// netcdf-c's other name for [`nc_put_att_uchar`].
+///
+/// # Safety
+/// As [`nc_put_att_uchar`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_put_att_ubyte(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtype: c_int,
+    len: usize,
+    op: *const c_uchar,
+) -> c_int {
+    unsafe { nc_put_att_uchar(ncid, varid, name, xtype, len, op) }
+}
+
 #[doc = doc_put!()]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_short(
@@ -326,6 +342,15 @@ pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *cons
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_UBYTE) }
+}
+
+/// netcdf-c's other name for [`nc_get_att_uchar`].
+///
+/// # Safety
+/// As [`nc_get_att_uchar`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_get_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
+    unsafe { nc_get_att_uchar(ncid, varid, name, ip) }
 }
 
 #[doc = doc_get!()]

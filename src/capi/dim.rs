@@ -98,3 +98,20 @@ pub unsafe extern "C" fn nc_inq_dimids(
         })
     })
 }
+
+/// [`nc_inq_dimids`] with Fortran's 1-based ids (declared in netcdf_f.h).
+///
+/// # Safety
+/// As [`nc_inq_dimids`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_dimids_f(ncid: c_int, ndims: *mut c_int, fdimids: *mut c_int, parent: c_int) -> c_int {
+    let mut n: c_int = 0;
+    let status = unsafe { nc_inq_dimids(ncid, &mut n, fdimids, parent) };
+    if status == 0 {
+        unsafe {
+            super::to_fortran_ids(fdimids, n);
+            put(ndims, n);
+        }
+    }
+    status
+}

@@ -70,6 +70,84 @@ pub unsafe extern "C" fn nc__open(
     unsafe { nc_open(path, mode, ncidp) }
 }
 
+/// `nc__create` for netCDF-3 multiprocessing ("base PE"), which NCZarr
+/// ignores, as netcdf-c does for every format but classic files.
+///
+/// # Safety
+/// As [`nc_create`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc__create_mp(
+    path: *const c_char,
+    cmode: c_int,
+    _initialsz: usize,
+    _basepe: c_int,
+    _chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    unsafe { nc_create(path, cmode, ncidp) }
+}
+
+/// `nc__open` with a base PE, ignored as in [`nc__create_mp`].
+///
+/// # Safety
+/// As [`nc_open`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc__open_mp(
+    path: *const c_char,
+    mode: c_int,
+    _basepe: c_int,
+    _chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    unsafe { nc_open(path, mode, ncidp) }
+}
+
+/// Delete a dataset: its whole store, once it has opened as a dataset
+/// (netcdf-c opens it too, then unlinks the path, which for a store
+/// named by URL fails; we remove the store).
+///
+/// # Safety
+/// `path` must be a C string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
+    guard(|| {
+        let path = unsafe { c_str(path, NcError::EINVAL) }?;
+        Dataset::delete(path)
+    })
+}
+
+/// [`nc_delete`] with an ignored base PE.
+///
+/// # Safety
+/// As [`nc_delete`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, _basepe: c_int) -> c_int {
+    unsafe { nc_delete(path) }
+}
+
+/// Classic-format multiprocessing: nothing to set, once the id is good.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_set_base_pe(ncid: c_int, _pe: c_int) -> c_int {
+    guard(|| registry::check(ncid))
+}
+
+/// # Safety
+/// `pe` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
+    guard(|| {
+        registry::check(ncid)?;
+        unsafe { put(pe, 0) };
+        Ok(())
+    })
+}
+
+/// A debugging dump of the metadata; netcdf-c's NCZarr prints nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
+    guard(|| registry::check(ncid))
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
     guard(|| registry::remove(ncid, false, |ds| ds.close()))
@@ -274,7 +352,7 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
     guard(|| {
         // Like netcdf-c, atomic types are answered without looking at ncid.
         if !is_atomic(xtype) {
-            registry::with(ncid, |_, _| Ok(()))?;
+            registry::check(ncid)?;
             return Err(NcError::EBADTYPE);
         }
         unsafe {
@@ -292,7 +370,7 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
     guard(|| {
-        registry::with(ncid, |_, _| Ok(()))?;
+        registry::check(ncid)?;
         unsafe { put(ntypes, 0) };
         Ok(())
     })

@@ -111,7 +111,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     guard(|| {
-        registry::with(ncid, |_, _| Ok(()))?;
+        registry::check(ncid)?;
         if spec::available(id) { Ok(()) } else { Err(NcError::ENOFILTER) }
     })
 }

@@ -11,6 +11,10 @@ pub mod dim;
 pub mod file;
 pub mod filter;
 pub mod group;
+pub mod memio;
+pub mod parallel;
+pub mod settings;
+pub mod udt;
 pub mod v2;
 pub mod var;
 pub mod variadic;
@@ -81,6 +85,18 @@ pub(crate) unsafe fn put_name(p: *mut c_char, name: &str) {
         unsafe {
             std::ptr::copy_nonoverlapping(name.as_ptr(), p as *mut u8, name.len());
             p.add(name.len()).write(0);
+        }
+    }
+}
+
+/// Turn `n` C ids (0-based) in an optional array into Fortran's (1-based).
+///
+/// # Safety
+/// `ids` must be NULL or hold `n` ints.
+pub(crate) unsafe fn to_fortran_ids(ids: *mut c_int, n: c_int) {
+    if !ids.is_null() {
+        for i in 0..n.max(0) as usize {
+            unsafe { ids.add(i).write_unaligned(ids.add(i).read_unaligned() + 1) };
         }
     }
 }

@@ -360,3 +360,20 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
         if status != 0 { Err(NcError(status)) } else { Ok(()) }
     })
 }
+
+/// [`nc_inq_varids`] with Fortran's 1-based ids (declared in netcdf_f.h).
+///
+/// # Safety
+/// As [`nc_inq_varids`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_varids_f(ncid: c_int, nvars: *mut c_int, fvarids: *mut c_int) -> c_int {
+    let mut n: c_int = 0;
+    let status = unsafe { nc_inq_varids(ncid, &mut n, fvarids) };
+    if status == 0 {
+        unsafe {
+            super::to_fortran_ids(fvarids, n);
+            put(nvars, n);
+        }
+    }
+    status
+}
