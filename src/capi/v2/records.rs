@@ -10,8 +10,8 @@ use super::{check, ncid_message, nctypelen, v2_call};
 use crate::capi::data_typed::{nc_get_vara, nc_put_vara};
 use crate::capi::dim::nc_inq_dimlen;
 use crate::capi::file::{nc_inq_nvars, nc_inq_unlimdim};
-use crate::capi::put_slice;
 use crate::capi::var::{nc_inq_vardimid, nc_inq_varndims, nc_inq_vartype};
+use crate::capi::{put, put_slice};
 use crate::error::code::NC_EINVAL;
 
 /// The dimension ids of a variable.
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn ncrecinq(
             ids.iter().map(|&varid| record_size(ncid, varid).map(c_long::from)).collect::<Result<Vec<_>, _>>()?;
         // SAFETY: the caller's pointers are NULL or have room enough.
         unsafe {
-            crate::capi::put(nrecvars, ids.len() as c_int);
+            put(nrecvars, ids.len() as c_int);
             put_slice(recsizes, &sizes);
         }
         Ok(ids.len() as c_int)
