@@ -13,6 +13,9 @@ command -v make >/dev/null || need_apt+=(make)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 # Debian's netcdf-c 4.9.0 tools write the 4.9.0-era stores the tests read.
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
+# Debian's netcdf-c library and headers: the reference the *_debian_diff
+# tests build the same C program against.
+[ -e /usr/include/netcdf.h ] || need_apt+=(libnetcdf-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need_apt[*]}"
     apt-get update -qq
