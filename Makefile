@@ -3,9 +3,12 @@
 #   make quickstart   build the library, compile and run examples/quickstart.c
 #   make test         install test dependencies, then run every test
 #
-# The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19).
+# The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19); the
+# build (build.rs) links libnetcdf.so.19 to it, so programs linked against
+# target/release load it and not a system netcdf-c.
 
-LIBDIR   := $(CURDIR)/target/release
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+LIBDIR   := $(abspath $(TARGET_DIR))/release
 LIB      := $(LIBDIR)/libnetcdf.so
 CFLAGS   ?= -std=c99 -Wall -Wextra -O2
 VENV     := $(CURDIR)/.venv
@@ -20,12 +23,13 @@ all: build
 
 build:
 	cargo build --release
-	ln -sf libnetcdf.so $(LIBDIR)/libnetcdf.so.19
+	@test "$$(readlink $(LIBDIR)/libnetcdf.so.19)" = libnetcdf.so || \
+	    { echo "error: cargo did not create $(LIBDIR)/libnetcdf.so.19 -> libnetcdf.so (see build.rs)"; exit 1; }
 
 quickstart: build
 	cc $(CFLAGS) -I$(CURDIR)/include examples/quickstart.c -L$(LIBDIR) -lnetcdf \
-	    -Wl,-rpath,$(LIBDIR) -o $(CURDIR)/target/quickstart
-	$(CURDIR)/target/quickstart
+	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
+	$(TARGET_DIR)/quickstart
 
 test: deps lint build unit-test abi-check ctest interop-test
 
