@@ -2,6 +2,9 @@
 #
 #   make quickstart   build the library, compile and run examples/quickstart.c
 #   make test         install test dependencies, then run every test
+#   make install      install library, headers, netcdf.pc, nc-config and the
+#                     CMake package netCDF (PREFIX=/usr/local, DESTDIR)
+#   make uninstall    remove exactly what make install installed
 #
 # The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19); the
 # build (build.rs) links libnetcdf.so.19 to it, so programs linked against
@@ -17,7 +20,16 @@ VENV     := $(CURDIR)/.venv
 TOOLS    ?= $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)
 CBINDGEN := $(TOOLS)/bin/cbindgen
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test clean
+# Installation directories (GNU names; libdir may be e.g. $(PREFIX)/lib/x86_64-linux-gnu).
+PREFIX     ?= /usr/local
+bindir     ?= $(PREFIX)/bin
+libdir     ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
+	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
+
+.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test \
+	install uninstall clean
 
 all: build
 
@@ -51,6 +63,14 @@ ctest: build
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+
+# Installs what `make build` built; it does not build (so `sudo make
+# install` needs no Rust toolchain in root's PATH).
+install:
+	$(INSTALL_ENV) packaging/install.sh install
+
+uninstall:
+	$(INSTALL_ENV) packaging/install.sh uninstall
 
 clean:
 	cargo clean
