@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test \
+.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
 	install uninstall clean
 
 all: build
@@ -43,7 +43,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test
+test: deps lint build unit-test abi-check ctest interop-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -71,6 +71,11 @@ install:
 
 uninstall:
 	$(INSTALL_ENV) packaging/install.sh uninstall
+
+# Install into a scratch prefix and build programs against it with CMake,
+# pkg-config and nc-config; check they run this library; uninstall.
+package-test: build
+	tests/package/run.sh $(LIBDIR)
 
 clean:
 	cargo clean
