@@ -36,7 +36,8 @@ all: build
 build:
 	cargo build --release
 	@test "$$(readlink $(LIBDIR)/libnetcdf.so.19)" = libnetcdf.so || \
-	    { echo "error: cargo did not create $(LIBDIR)/libnetcdf.so.19 -> libnetcdf.so (see build.rs)"; exit 1; }
+	    { echo "error: no $(LIBDIR)/libnetcdf.so.19 -> libnetcdf.so, which build.rs makes" \
+	        "(touch build.rs to rerun it); without it programs load the system's netcdf-c"; exit 1; }
 
 quickstart: build
 	cc $(CFLAGS) -I$(CURDIR)/include examples/quickstart.c -L$(LIBDIR) -lnetcdf \
