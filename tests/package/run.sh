@@ -156,6 +156,7 @@ check_ncc --has-parallel no
 check_ncc --has-parallel4 no
 check_ncc --has-s3 no
 check_ncc --has-szlib no
+check_ncc --has-szip no
 check_ncc --has-zstd yes
 check_ncc --has-blosc yes
 check_ncc --has-bz2 yes
