@@ -2,10 +2,16 @@
 #
 #   make quickstart   build the library, compile and run examples/quickstart.c
 #   make test         install test dependencies, then run every test
+#   make install      install library, headers, netcdf.pc, nc-config and the
+#                     CMake package netCDF (PREFIX=/usr/local, DESTDIR)
+#   make uninstall    remove exactly what make install installed
 #
-# The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19).
+# The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19); the
+# build (build.rs) links libnetcdf.so.19 to it, so programs linked against
+# target/release load it and not a system netcdf-c.
 
-LIBDIR   := $(CURDIR)/target/release
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+LIBDIR   := $(abspath $(TARGET_DIR))/release
 LIB      := $(LIBDIR)/libnetcdf.so
 CFLAGS   ?= -std=c99 -Wall -Wextra -O2
 VENV     := $(CURDIR)/.venv
@@ -14,20 +20,31 @@ VENV     := $(CURDIR)/.venv
 TOOLS    ?= $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)
 CBINDGEN := $(TOOLS)/bin/cbindgen
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test clean
+# Installation directories (GNU names; libdir may be e.g. $(PREFIX)/lib/x86_64-linux-gnu).
+PREFIX     ?= /usr/local
+bindir     ?= $(PREFIX)/bin
+libdir     ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
+	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
+
+.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
+	install uninstall clean
 
 all: build
 
 build:
 	cargo build --release
-	ln -sf libnetcdf.so $(LIBDIR)/libnetcdf.so.19
+	@test "$$(readlink $(LIBDIR)/libnetcdf.so.19)" = libnetcdf.so || \
+	    { echo "error: no $(LIBDIR)/libnetcdf.so.19 -> libnetcdf.so, which build.rs makes" \
+	        "(touch build.rs to rerun it); without it programs load the system's netcdf-c"; exit 1; }
 
 quickstart: build
 	cc $(CFLAGS) -I$(CURDIR)/include examples/quickstart.c -L$(LIBDIR) -lnetcdf \
-	    -Wl,-rpath,$(LIBDIR) -o $(CURDIR)/target/quickstart
-	$(CURDIR)/target/quickstart
+	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
+	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test
+test: deps lint build unit-test abi-check ctest interop-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -44,9 +61,23 @@ abi-check: build
 
 ctest: build
 	ctests/run.sh $(LIBDIR)
+	for diff in ctests/*_debian_diff.sh; do $$diff $(LIBDIR) || exit 1; done
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+
+# Installs what `make build` built; it does not build (so `sudo make
+# install` needs no Rust toolchain in root's PATH).
+install:
+	$(INSTALL_ENV) packaging/install.sh install
+
+uninstall:
+	$(INSTALL_ENV) packaging/install.sh uninstall
+
+# Install into a scratch prefix and build programs against it with CMake,
+# pkg-config and nc-config; check they run this library; uninstall.
+package-test: build
+	tests/package/run.sh $(LIBDIR)
 
 clean:
 	cargo clean

@@ -1,14 +1,79 @@
 //! Give the shared library netcdf-c's SONAME so programs linked against
-//! either library load the other, and compile the few entry points that
-//! must be written in C (the variadic ones, see csrc/variadic.c).
+//! either library load the other, put the SONAME link next to the built
+//! library, and compile the few entry points that must be written in C
+//! (the variadic ones, see csrc/variadic.c).
+
+use std::path::{Path, PathBuf};
+
+const SONAME: &str = "libnetcdf.so.19";
 
 fn main() {
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     if target_os == "linux" {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.19");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{SONAME}");
+        link_soname();
     }
     cc::Build::new().file("csrc/variadic.c").include("include").warnings_into_errors(true).compile("nczrs_variadic");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc/variadic.c");
     println!("cargo:rerun-if-changed=include/netcdf.h");
+    println!("cargo:rerun-if-env-changed=CARGO_BUILD_BUILD_DIR");
+}
+
+/// A program linked with `-L<profile dir> -lnetcdf` records the SONAME
+/// libnetcdf.so.19 and looks for that name at run time. Without
+/// `<profile dir>/libnetcdf.so.19` the loader silently finds the system's
+/// netcdf-c instead, so every build makes that link, pointing at
+/// `libnetcdf.so` (it dangles until cargo links the library).
+///
+/// Cargo tells a build script only its OUT_DIR,
+/// `<target dir>[/<triple>]/<profile>/build/<package>-<hash>/out`; the
+/// profile directory is the parent of the nearest `build` ancestor, which
+/// honours CARGO_TARGET_DIR, --target and custom profiles.
+fn link_soname() {
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let Some(profile_dir) = profile_dir(&out_dir) else {
+        panic!(
+            "cannot find the profile directory above OUT_DIR={}, so cannot create {SONAME} next to \
+             libnetcdf.so; link it by hand (ln -s libnetcdf.so <dir>/{SONAME})",
+            out_dir.display()
+        );
+    };
+    // A separate build directory (cargo's build.build-dir) holds OUT_DIR
+    // but not the final library; we can see it only when set through the
+    // environment.
+    if std::env::var_os("CARGO_BUILD_BUILD_DIR").is_some() {
+        println!(
+            "cargo:warning=CARGO_BUILD_BUILD_DIR is set: {SONAME} is created in {} and may not be \
+             next to the final libnetcdf.so; link it by hand there (ln -s libnetcdf.so {SONAME})",
+            profile_dir.display()
+        );
+    }
+    let link = profile_dir.join(SONAME);
+    if std::fs::read_link(&link).is_ok_and(|t| t == Path::new("libnetcdf.so")) {
+        return;
+    }
+    // Make the link under a temporary name and rename it into place, so a
+    // concurrent build (cargo clippy next to cargo build) never sees it half
+    // made and an existing file or stale link is replaced.
+    let tmp = profile_dir.join(format!(".{SONAME}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink("libnetcdf.so", &tmp).and_then(|()| std::fs::rename(&tmp, &link));
+    #[cfg(not(unix))]
+    let made: std::io::Result<()> = Err(std::io::Error::other("symbolic links need a Unix build host"));
+    if let Err(e) = made {
+        let _ = std::fs::remove_file(&tmp);
+        panic!("cannot create {} -> libnetcdf.so: {e}", link.display());
+    }
+}
+
+/// The parent of the nearest ancestor of `out_dir` named `build`.
+fn profile_dir(out_dir: &Path) -> Option<PathBuf> {
+    out_dir
+        .ancestors()
+        .skip(1)
+        .find(|a| a.file_name().is_some_and(|n| n == "build"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
 }

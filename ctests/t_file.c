@@ -1,6 +1,7 @@
 /* Dataset life cycle: create/open/close/abort, define mode, fill mode,
  * format and path inquiries, dataset names, and their error codes. */
 #include "testutil.h"
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,20 @@ int main(void)
         fclose(f);
     }
     ERR(NC_ENOTNC, nc_open(test_url("notdir"), NC_NOWRITE, &ncid));
+    ERR(NC_ENOTNC, nc_open("notdir.zarr", NC_NOWRITE, &ncid));
+    /* Plain paths answer as netcdf-c does: ENOENT for nothing there, and
+     * NC_ENOTBUILT for classic and HDF5 files (formats this build lacks). */
+    ERR(ENOENT, nc_open("missing.nc", NC_NOWRITE, &ncid));
+    {
+        FILE *f = fopen("classic.nc", "w");
+        fwrite("CDF\001\0\0\0\0rest", 1, 12, f);
+        fclose(f);
+        f = fopen("hdf5.nc", "w");
+        fwrite("\211HDF\r\n\032\nrest", 1, 12, f);
+        fclose(f);
+    }
+    ERR(NC_ENOTBUILT, nc_open("classic.nc", NC_NOWRITE, &ncid));
+    ERR(NC_ENOTBUILT, nc_open("hdf5.nc", NC_NOWRITE, &ncid));
 
     /* Corrupt metadata is an error code, never a crash. */
     OK(nc_create(test_url("corrupt"), NC_CLOBBER, &ncid));

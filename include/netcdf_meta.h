@@ -17,7 +17,7 @@
 
 #define NCZARR_RS_VERSION "0.1.0" /* this implementation's own version */
 
-#define NC_HAS_NC2           0
+#define NC_HAS_NC2           1
 #define NC_HAS_NC4           1
 #define NC_HAS_HDF4          0
 #define NC_HAS_HDF5          0
@@ -39,10 +39,10 @@
 #define NC_HAS_PAR_FILTERS   0
 #define NC_HAS_LOGGING       0
 #define NC_HAS_QUANTIZE      0
-#define NC_HAS_ZSTD          0
+#define NC_HAS_ZSTD          1
 #define NC_HAS_BENCHMARKS    0
-#define NC_HAS_BLOSC         0
-#define NC_HAS_BZ2           0
+#define NC_HAS_BLOSC         1
+#define NC_HAS_BZ2           1
 #define NC_HAS_S3            0
 #define NC_HAS_S3_AWS        0
 #define NC_HAS_S3_INTERNAL   0

@@ -69,6 +69,18 @@ pub fn our_ncproperties() -> String {
     )
 }
 
+/// What netcdf-c answers for a plain path that is not a directory store:
+/// the system's ENOENT for nothing there, NC_ENOTBUILT for a classic or
+/// HDF5 file (formats this library lacks); other files are left to the
+/// store driver (NC_ENOTNC).
+fn check_plain_path(path: &std::path::Path) -> NcResult<()> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NcError(libc::ENOENT)),
+        Ok(meta) if meta.is_file() && format::foreign::is_netcdf_file(path) => Err(NcError::ENOTBUILT),
+        _ => Ok(()),
+    }
+}
+
 impl Dataset {
     pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         check_mode_flags(cmode)?;
@@ -99,6 +111,9 @@ impl Dataset {
     pub fn open(path: &str, mode: i32) -> NcResult<Dataset> {
         check_mode_flags(mode)?;
         let url = url::parse(path)?;
+        if url.bare_path {
+            check_plain_path(url.file_root())?;
+        }
         let store = FileMap::open(url.file_root())?;
         let writable = mode & NC_WRITE != 0;
         let read = format::read_dataset(&store, writable)?;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need on a fresh machine: Debian packages for
-# the C toolchain and binutils, a Python venv with pinned packages, and the
-# pinned cbindgen used by the ABI check. Each step is skipped when what it
-# installs is already there, so repeated runs are quick.
+# the C toolchain, binutils, CMake and pkg-config, a Python venv with pinned
+# packages, and the pinned cbindgen used by the ABI check. Each step is
+# skipped when what it installs is already there, so repeated runs are quick.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -13,6 +13,12 @@ command -v make >/dev/null || need_apt+=(make)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 # Debian's netcdf-c 4.9.0 tools write the 4.9.0-era stores the tests read.
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
+# Debian's netcdf-c library and headers: the reference the *_debian_diff
+# tests build the same C program against.
+[ -e /usr/include/netcdf.h ] || need_apt+=(libnetcdf-dev)
+# The packaging test builds programs with CMake and pkg-config.
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need_apt[*]}"
     apt-get update -qq

@@ -319,13 +319,18 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
     })
 }
 
-/// The library version: netcdf-c's API version first (programs parse the
-/// first word), then ours.
-const LIBVERS: &str = concat!("4.9.3 of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $\0");
+/// The library version in netcdf-c's shape ("4.9.0 of Jan  1 2023 12:00:00
+/// $"): the netCDF API version first, which programs parse, then this
+/// library's name and version where netcdf-c has its build date, e.g.
+/// "4.9.3 of nczarr-rs 0.1.0 $".
+static LIBVERS: std::sync::LazyLock<std::ffi::CString> = std::sync::LazyLock::new(|| {
+    let text = format!("{} of nczarr-rs {} $", crate::NC_API_VERSION, env!("CARGO_PKG_VERSION"));
+    std::ffi::CString::new(text).unwrap_or_default()
+});
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_libvers() -> *const c_char {
-    LIBVERS.as_ptr() as *const c_char
+    LIBVERS.as_ptr()
 }
 
 /// The message for a status code: netCDF's text, the system's for errno

@@ -9,11 +9,10 @@ use std::ffi::{c_char, c_int, c_void};
 
 use super::{c_str, guard};
 use crate::error::{NcError, NcResult};
+use crate::format::foreign::{MAGIC_NUMBER_LEN, is_netcdf_image};
 
 const NC_WRITE: c_int = 0x0001;
 const NC_MMAP: c_int = 0x0010;
-/// netcdf-c reads this many bytes to recognise a format.
-const MAGIC_NUMBER_LEN: usize = 8;
 
 /// `NC_memio`: a caller's memory block.
 #[repr(C)]
@@ -21,15 +20,6 @@ pub struct NcMemio {
     pub size: usize,
     pub memory: *mut c_void,
     pub flags: c_int,
-}
-
-/// Does `image` start like a file of a format netcdf-c knows (classic
-/// CDF-1/2/5, or HDF5 with its superblock at 0)?
-fn is_netcdf_image(image: &[u8]) -> bool {
-    image.starts_with(b"CDF\x01")
-        || image.starts_with(b"CDF\x02")
-        || image.starts_with(b"CDF\x05")
-        || image.starts_with(b"\x89HDF\r\n\x1a\n")
 }
 
 /// The answer for opening `path` over the memory `image`.

@@ -3,6 +3,7 @@
 
 pub mod attrs;
 pub mod dtype;
+pub mod foreign;
 pub mod json;
 pub mod nczarr;
 pub mod read;
