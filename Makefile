@@ -29,7 +29,7 @@ INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedi
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
 .PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
-	install uninstall clean
+	fortran-test install uninstall clean
 
 all: build
 
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test package-test
+test: deps lint build unit-test abi-check ctest interop-test package-test fortran-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -65,6 +65,10 @@ ctest: build
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+
+# Fortran programs over Debian's netcdf-fortran (libnetcdff) over this library.
+fortran-test: build
+	tests/fortran/run.sh $(LIBDIR) $(VENV)/bin/python
 
 # Installs what `make build` built; it does not build (so `sudo make
 # install` needs no Rust toolchain in root's PATH).

@@ -19,6 +19,10 @@ command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 # The packaging test builds programs with CMake and pkg-config.
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+# The Fortran tests: gfortran and Debian's netcdf-fortran (libnetcdff.so.7,
+# its module files and nf-config).
+command -v gfortran >/dev/null || need_apt+=(gfortran)
+command -v nf-config >/dev/null || need_apt+=(libnetcdff-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need_apt[*]}"
     apt-get update -qq

@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 libdir=$(cd "${1:-$root/target/release}" && pwd) || exit 1
 python=${2:-$root/.venv/bin/python}
-build=$root/target/fortran
+build=$(dirname "$libdir")/fortran
 mkdir -p "$build"
 
 failed=0
