@@ -232,6 +232,12 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         };
         zattrs.insert(XARRAY_DIMS.into(), json!(names));
     }
+    if let Some(q) = var.quantize {
+        // As netcdf-c (every layout, pure Zarr too): an int with no
+        // recorded type, replacing the value of a user attribute of the
+        // same name.
+        zattrs.insert(q.algorithm.att_name().into(), json!(q.nsd));
+    }
     if opts.layout_490 {
         types_for_490(&mut types);
         zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));

@@ -21,6 +21,7 @@ use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
+use crate::model::quantize::Quantize;
 use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
@@ -471,6 +472,7 @@ impl Reader<'_> {
             Some("F") => true,
             Some(_) => return Err(NcError::ENCZARR),
         };
+        let quantize = Quantize::from_attrs(dtype.xtype, &atts);
         let var = Var {
             name: name.to_string(),
             xtype: dtype.xtype,
@@ -489,6 +491,7 @@ impl Reader<'_> {
             dim_separator: read_separator(&zarray)?,
             order_f,
             data_error,
+            quantize,
         };
         self.model.groups[g].vars.push(var);
         Ok(())

@@ -85,6 +85,34 @@ pub unsafe fn copy_in(
     Ok(range_error)
 }
 
+/// Convert a whole selection from the caller's memory (`from`, at the
+/// selection's imap) into `dst`, C-ordered and of type `to`, as netcdf-c
+/// converts a request before writing it. Returns whether a value was out
+/// of range for `to`.
+///
+/// # Safety
+/// `buf` must hold the selection in `from` at its imap, `dst` room for
+/// `sel.len()` elements of `to`; neither type may be NC_STRING, and
+/// `check_types(from, to)` must have passed.
+pub unsafe fn gather(sel: &Selection, from: NcType, buf: *const u8, to: NcType, dst: *mut u8) -> NcResult<bool> {
+    let (ms, ts) = (type_size(from)? as isize, type_size(to)?);
+    let last = sel.count.len() - 1;
+    let row = sel.count[last];
+    let mut range_error = false;
+    for r in 0..sel.len() / row.max(1) {
+        // The memory offset of the row's first element.
+        let (mut rest, mut off) = (r, 0isize);
+        for d in (0..last).rev() {
+            off += (rest % sel.count[d]) as isize * sel.imap[d];
+            rest /= sel.count[d];
+        }
+        let src = unsafe { buf.offset(off * ms) };
+        let out = unsafe { dst.add(r * row * ts) };
+        range_error |= unsafe { convert_run(from, src, sel.imap[last] * ms, to, out, ts as isize, row) }?;
+    }
+    Ok(range_error)
+}
+
 /// Do all the strings of a selection fit the variable's width?
 ///
 /// # Safety
