@@ -21,7 +21,7 @@ use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
-use crate::model::quantize::Quantize;
+use crate::model::quantize::Setting;
 use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
@@ -472,7 +472,6 @@ impl Reader<'_> {
             Some("F") => true,
             Some(_) => return Err(NcError::ENCZARR),
         };
-        let quantize = Quantize::from_attrs(dtype.xtype, &atts);
         let var = Var {
             name: name.to_string(),
             xtype: dtype.xtype,
@@ -491,7 +490,7 @@ impl Reader<'_> {
             dim_separator: read_separator(&zarray)?,
             order_f,
             data_error,
-            quantize,
+            quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);
         Ok(())

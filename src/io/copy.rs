@@ -141,3 +141,19 @@ pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width:
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gather_follows_the_map_and_converts() {
+        // A 2x3 request from column-major doubles into C-ordered floats.
+        let sel = Selection { start: vec![0, 0], count: vec![2, 3], stride: vec![1, 1], imap: vec![1, 2] };
+        let mem: [f64; 6] = [0.0, 10.0, 1.0, 11.0, 2.0, 1e39];
+        let mut out = [0f32; 6];
+        let bad = unsafe { gather(&sel, NC_DOUBLE, mem.as_ptr() as *const u8, NC_FLOAT, out.as_mut_ptr() as *mut u8) };
+        assert_eq!(bad, Ok(true), "1e39 is out of float range");
+        assert_eq!(out, [0.0, 1.0, 2.0, 10.0, 11.0, f32::INFINITY]);
+    }
+}

@@ -18,6 +18,7 @@ use super::quantize::{self, Sample};
 use super::selection::{Selection, c_order};
 use crate::dataset::Dataset;
 use crate::error::{NcError, NcResult};
+use crate::model::quantize::Quantize;
 use crate::types::*;
 
 pub use super::read::read;
@@ -81,7 +82,7 @@ pub unsafe fn write_in_pieces(
         return Ok(false);
     }
     let var = ds.model.var(grp, varid)?;
-    match (var.quantize, var.xtype) {
+    match (Quantize::of(var), var.xtype) {
         (Some(_), NC_FLOAT) => unsafe { write_quantized::<f32>(ds, grp, varid, sel, mem_type, buf, piece) },
         (Some(_), NC_DOUBLE) => unsafe { write_quantized::<f64>(ds, grp, varid, sel, mem_type, buf, piece) },
         _ => unsafe { write_checked(ds, grp, varid, sel, mem_type, buf) },
@@ -103,7 +104,7 @@ unsafe fn write_quantized<T: Sample>(
     piece: usize,
 ) -> NcResult<bool> {
     let var = ds.model.var(grp, varid)?;
-    let q = var.quantize.ok_or(NcError::EINTERNAL)?;
+    let q = Quantize::of(var).ok_or(NcError::EINTERNAL)?;
     let (xtype, fill) = (var.xtype, ds.model.quantize_fill(var)?);
     let mut values = vec![T::default(); sel.len()];
     let range_error = unsafe { gather(sel, mem_type, buf, xtype, values.as_mut_ptr() as *mut u8) }?;

@@ -6,14 +6,16 @@
 //!
 //! Every algorithm leaves alone the fill value, zeros of either sign and
 //! NaN (netcdf-c 4.9.3 and later; 4.9.0 quantized some of them, see
-//! `ctests/t_quantize_diff.sh`). Where netcdf-c's C would shift by a
-//! negative count or convert an infinite double to int (undefined
-//! behaviour, so the result depends on compiler and CPU), values are kept
-//! as they are: a float with BitGroom at 7 digits (every value) or
-//! Granular BitRound at 7 digits (values needing more than 23 bits), and
-//! infinities under Granular BitRound. Everything else is bit for bit
-//! what netcdf-c computes, including BitGroom turning an infinity at an
-//! odd position into NaN (its "set" mask fills the significand).
+//! `ctests/t_quantize_diff.sh`). Everything else is bit for bit what
+//! netcdf-c computes, including BitGroom turning an infinity at an odd
+//! position into NaN (its "set" mask fills the significand).
+//!
+//! Where netcdf-c's C would shift by a count out of range or convert an
+//! infinite double to int (undefined behaviour: the result depends on
+//! compiler and CPU; on x86 it garbles the value), values are kept as
+//! they are: infinities under Granular BitRound (netcdf-c on x86 stores
+//! -0 for +inf and 0 for -inf), and settings only a stored attribute can
+//! carry, such as 7 digits on a float from a dataset netcdf-c 4.9.x wrote.
 
 use crate::model::quantize::{Algorithm, Quantize};
 
@@ -249,8 +251,9 @@ mod tests {
 
     #[test]
     fn bitgroom_float_at_seven_digits_keeps_values() {
-        // netcdf-c shifts by -2 here (undefined; on x86 it destroys the
-        // values); no bits can be removed, so none are.
+        // Only from an attribute netcdf-c 4.9.x wrote: it shifts by -2
+        // here (undefined; on x86 it destroys the values). No bits can be
+        // removed, so none are.
         let mut v = [1.2345678f32, 3.3];
         bitgroom(&mut v, 7, FILL_F);
         assert_eq!(v, [1.2345678f32, 3.3]);

@@ -78,7 +78,7 @@ pub struct Var {
     pub data_error: Option<NcError>,
     /// Quantization applied to values as they are written (float and
     /// double only); recorded in storage as an attribute.
-    pub quantize: Option<quantize::Quantize>,
+    pub quantize: quantize::Setting,
 }
 
 #[derive(Debug, Clone)]
@@ -352,7 +352,7 @@ impl Model {
             dim_separator: '.',
             order_f: false,
             data_error: None,
-            quantize: None,
+            quantize: quantize::Setting::Off,
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);
         let g = &mut self.groups[grp];

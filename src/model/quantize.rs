@@ -1,14 +1,17 @@
 //! A variable's quantization setting (`nc_def_var_quantize`), with the
 //! checks netcdf-c's NCZarr applies, and the attribute that records it.
 //!
-//! As in netcdf-c, the setting is kept apart from the attribute list: the
-//! attribute (`_QuantizeBitGroomNumberOfSignificantDigits` and friends, an
-//! int) is written with the variable's metadata and is not listed in the
-//! session that defines the setting; a dataset opened later lists it as an
-//! ordinary attribute, and the setting is read back from it. The names are
-//! not reserved, so users may write or delete attributes of these names.
+//! As in netcdf-c, a setting made in this session is kept apart from the
+//! attribute list: the attribute (`_QuantizeBitGroomNumberOfSignificantDigits`
+//! and friends, an int) is written with the variable's metadata but not
+//! listed. A dataset opened later lists it as an ordinary attribute, and
+//! the setting of a stored variable is what that attribute says. The names
+//! are not reserved: users may write or delete such attributes, which
+//! changes the setting of a stored variable (netcdf-c reads the attribute
+//! when the setting is first needed, so the same holds there unless the
+//! setting was asked for before the change).
 
-use super::{Attr, Model, Values};
+use super::{Attr, Model, Values, Var};
 use crate::error::{NcError, NcResult};
 use crate::types::*;
 
@@ -18,11 +21,13 @@ pub const NC_QUANTIZE_GRANULARBR: i32 = 2;
 pub const NC_QUANTIZE_BITROUND: i32 = 3;
 
 /// Largest number of significant decimal digits (BitGroom, Granular
-/// BitRound) and bits (BitRound) per type, as netcdf-c 4.9.0-4.10.1 allow.
-pub const MAX_FLOAT_NSD: i32 = 7;
-pub const MAX_FLOAT_NSB: i32 = 23;
-pub const MAX_DOUBLE_NSD: i32 = 15;
-pub const MAX_DOUBLE_NSB: i32 = 52;
+/// BitRound) and bits (BitRound) per type. Floats take at most 6 decimal
+/// digits, as in netcdf-c 4.10.1: 4.9.x accepted 7, where BitGroom shifts
+/// by a negative count and destroys the values (netcdf-c issue #3389).
+pub const NC_QUANTIZE_MAX_FLOAT_NSD: i32 = 6;
+pub const NC_QUANTIZE_MAX_FLOAT_NSB: i32 = 23;
+pub const NC_QUANTIZE_MAX_DOUBLE_NSD: i32 = 15;
+pub const NC_QUANTIZE_MAX_DOUBLE_NSB: i32 = 52;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
@@ -64,10 +69,10 @@ impl Algorithm {
     /// The largest `nsd` accepted for a variable of type `xtype`.
     fn max_nsd(self, xtype: NcType) -> i32 {
         match (self, xtype == NC_FLOAT) {
-            (Algorithm::BitRound, true) => MAX_FLOAT_NSB,
-            (Algorithm::BitRound, false) => MAX_DOUBLE_NSB,
-            (_, true) => MAX_FLOAT_NSD,
-            (_, false) => MAX_DOUBLE_NSD,
+            (Algorithm::BitRound, true) => NC_QUANTIZE_MAX_FLOAT_NSB,
+            (Algorithm::BitRound, false) => NC_QUANTIZE_MAX_DOUBLE_NSB,
+            (_, true) => NC_QUANTIZE_MAX_FLOAT_NSD,
+            (_, false) => NC_QUANTIZE_MAX_DOUBLE_NSD,
         }
     }
 }
@@ -80,9 +85,20 @@ pub struct Quantize {
     pub nsd: i32,
 }
 
+/// Where a variable's quantization comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Setting {
+    #[default]
+    Off,
+    /// Set in this session; the attribute is written with the metadata.
+    Defined(Quantize),
+    /// A variable read from storage: its attributes say.
+    Stored,
+}
+
 impl Quantize {
-    /// The setting recorded in a stored variable's attributes, looked for
-    /// as netcdf-c does: the first of the three names whose value reads as
+    /// The setting a stored variable's attributes record, looked for as
+    /// netcdf-c does: the first of the three names whose value reads as
     /// an int. Only float and double variables are quantized (netcdf-c
     /// would apply a stray attribute on another type to memory it does
     /// not own), so the attribute means nothing on other types.
@@ -98,6 +114,15 @@ impl Quantize {
             }
         })
     }
+
+    /// The quantization of a variable, if any.
+    pub fn of(var: &Var) -> Option<Quantize> {
+        match var.quantize {
+            Setting::Off => None,
+            Setting::Defined(q) => Some(q),
+            Setting::Stored => Quantize::from_attrs(var.xtype, &var.atts),
+        }
+    }
 }
 
 impl Model {
@@ -106,7 +131,7 @@ impl Model {
     pub fn def_var_quantize(&mut self, grp: usize, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
         let var = self.var_for_definition(grp, varid)?;
         let quantize = match mode {
-            NC_NOQUANTIZE => None,
+            NC_NOQUANTIZE => Setting::Off,
             _ => {
                 let algorithm = Algorithm::from_mode(mode).ok_or(NcError::EINVAL)?;
                 if var.xtype != NC_FLOAT && var.xtype != NC_DOUBLE {
@@ -115,7 +140,7 @@ impl Model {
                 if nsd <= 0 || nsd > algorithm.max_nsd(var.xtype) {
                     return Err(NcError::EINVAL);
                 }
-                Some(Quantize { algorithm, nsd })
+                Setting::Defined(Quantize { algorithm, nsd })
             }
         };
         var.quantize = quantize;
@@ -125,7 +150,7 @@ impl Model {
 
     /// `nc_inq_var_quantize`: the mode and nsd (0 and 0 when off).
     pub fn var_quantize(&self, grp: usize, varid: i32) -> NcResult<(i32, i32)> {
-        Ok(match self.var(grp, varid)?.quantize {
+        Ok(match Quantize::of(self.var(grp, varid)?) {
             Some(q) => (q.algorithm.mode(), q.nsd),
             None => (NC_NOQUANTIZE, 0),
         })
@@ -134,7 +159,7 @@ impl Model {
     /// The value quantization leaves alone as fill: the variable's fill
     /// value, or its type's default when it has none (netcdf-c compares
     /// with the default for a NOFILL variable without `_FillValue`).
-    pub fn quantize_fill(&self, var: &super::Var) -> NcResult<f64> {
+    pub fn quantize_fill(&self, var: &Var) -> NcResult<f64> {
         let has_att = var.atts.iter().any(|a| a.name == super::attrs::FILL_VALUE);
         let fill = match &var.fill {
             Some(f) if !var.no_fill || has_att => f.clone(),
@@ -167,9 +192,9 @@ mod tests {
     fn argument_checks() {
         let (mut m, f, d, i) = model();
         for (mode, max_f, max_d) in [
-            (NC_QUANTIZE_BITGROOM, MAX_FLOAT_NSD, MAX_DOUBLE_NSD),
-            (NC_QUANTIZE_GRANULARBR, MAX_FLOAT_NSD, MAX_DOUBLE_NSD),
-            (NC_QUANTIZE_BITROUND, MAX_FLOAT_NSB, MAX_DOUBLE_NSB),
+            (NC_QUANTIZE_BITGROOM, NC_QUANTIZE_MAX_FLOAT_NSD, NC_QUANTIZE_MAX_DOUBLE_NSD),
+            (NC_QUANTIZE_GRANULARBR, NC_QUANTIZE_MAX_FLOAT_NSD, NC_QUANTIZE_MAX_DOUBLE_NSD),
+            (NC_QUANTIZE_BITROUND, NC_QUANTIZE_MAX_FLOAT_NSB, NC_QUANTIZE_MAX_DOUBLE_NSB),
         ] {
             m.def_var_quantize(0, f, mode, max_f).unwrap();
             assert_eq!(m.var_quantize(0, f).unwrap(), (mode, max_f));
@@ -181,7 +206,7 @@ mod tests {
             assert_eq!(m.def_var_quantize(0, i, mode, 1), Err(NcError::EINVAL));
         }
         // A failed call leaves the setting as it was.
-        assert_eq!(m.var_quantize(0, d).unwrap(), (NC_QUANTIZE_BITROUND, MAX_DOUBLE_NSB));
+        assert_eq!(m.var_quantize(0, d).unwrap(), (NC_QUANTIZE_BITROUND, NC_QUANTIZE_MAX_DOUBLE_NSB));
         assert_eq!(m.def_var_quantize(0, f, 4, 3), Err(NcError::EINVAL));
         assert_eq!(m.def_var_quantize(0, f, -1, 3), Err(NcError::EINVAL));
         // Turning it off: any type, any nsd; nsd reads back as 0.
@@ -211,6 +236,13 @@ mod tests {
         assert_eq!(q, Some(Quantize { algorithm: Algorithm::BitRound, nsd: 9 }), "text does not read as an int");
         assert_eq!(Quantize::from_attrs(NC_DOUBLE, &[att(bg, Values::Int64(vec![1 << 40]))]), None);
         assert_eq!(Quantize::from_attrs(NC_INT, &[att(bg, Values::Int(vec![3]))]), None);
+        // A stored variable's setting follows its attributes.
+        put_att(&mut m, 0, f, bg.as_bytes(), Values::Int(vec![4])).unwrap();
+        assert_eq!(m.var_quantize(0, f).unwrap(), (NC_NOQUANTIZE, 0), "an attribute set in this session is just that");
+        m.var_mut(0, f).unwrap().quantize = Setting::Stored;
+        assert_eq!(m.var_quantize(0, f).unwrap(), (NC_QUANTIZE_BITGROOM, 4));
+        crate::model::attrs::del_att(&mut m, 0, f, bg.as_bytes()).unwrap();
+        assert_eq!(m.var_quantize(0, f).unwrap(), (NC_NOQUANTIZE, 0));
         // Fill values compared with.
         assert_eq!(m.quantize_fill(m.var(0, f).unwrap()).unwrap(), crate::types::fill::FLOAT as f64);
         put_att(&mut m, 0, f, b"_FillValue", Values::Float(vec![-1.5])).unwrap();
