@@ -7,11 +7,10 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-libdir=${1:-$root/target/release}
-shift || true
 # Absolute, so the tests' RUNPATH finds this library from their scratch
 # directories (a relative one would silently load the system libnetcdf).
-libdir=$(cd "$libdir" && pwd)
+libdir=$(cd "${1:-$root/target/release}" && pwd) || exit 1
+shift || true
 build=$root/target/ctests
 mkdir -p "$build"
 
@@ -26,21 +25,25 @@ for src in "$here"/plugins/*.c; do
 done
 export HDF5_PLUGIN_PATH=$plugins
 
+# Tests are C programs (t_*.c) or scripts (t_*.sh, given the library's
+# directory as NCZARR_RS_LIBDIR).
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-    for f in "$here"/t_*.c; do tests+=("$(basename "$f" .c)"); done
+    for f in "$here"/t_*.c "$here"/t_*.sh; do tests+=("$(basename "${f%.*}")"); done
 fi
 
 passed=0 failed=0
 for t in "${tests[@]}"; do
     exe=$build/$t
-    if ! cc -std=c99 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$root/include" "$here/$t.c" \
+    if [ -e "$here/$t.sh" ]; then
+        exe=("env" "NCZARR_RS_LIBDIR=$libdir" "bash" "$here/$t.sh")
+    elif ! cc -std=c99 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -I"$root/include" "$here/$t.c" \
             -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -lpthread -o "$exe" 2> "$build/$t.cc.log"; then
         echo "FAIL $t (does not compile)"; cat "$build/$t.cc.log"
         failed=$((failed + 1)); continue
     fi
     scratch=$(mktemp -d "$build/$t.XXXXXX")
-    if (cd "$scratch" && "$exe") > "$build/$t.log" 2>&1; then
+    if (cd "$scratch" && "${exe[@]}") > "$build/$t.log" 2>&1; then
         echo "ok   $t"
         passed=$((passed + 1))
         rm -rf "$scratch"

@@ -203,7 +203,8 @@ typedef int nc_type;
 #define NC_QUANTIZE_BITGROOM_ATT_NAME "_QuantizeBitGroomNumberOfSignificantDigits"
 #define NC_QUANTIZE_GRANULARBR_ATT_NAME "_QuantizeGranularBitRoundNumberOfSignificantDigits"
 #define NC_QUANTIZE_BITROUND_ATT_NAME "_QuantizeBitRoundNumberOfSignificantBits"
-#define NC_QUANTIZE_MAX_FLOAT_NSD (7)
+/* 6 as in netcdf-c 4.10.1; 4.9.x allowed 7, where BitGroom destroys floats */
+#define NC_QUANTIZE_MAX_FLOAT_NSD (6)
 #define NC_QUANTIZE_MAX_FLOAT_NSB (23)
 #define NC_QUANTIZE_MAX_DOUBLE_NSD (15)
 #define NC_QUANTIZE_MAX_DOUBLE_NSB (52)

@@ -38,7 +38,7 @@
 #define NC_DISPATCH_VERSION  5
 #define NC_HAS_PAR_FILTERS   0
 #define NC_HAS_LOGGING       0
-#define NC_HAS_QUANTIZE      0
+#define NC_HAS_QUANTIZE      1
 #define NC_HAS_ZSTD          1
 #define NC_HAS_BENCHMARKS    0
 #define NC_HAS_BLOSC         1

@@ -107,8 +107,25 @@ pub unsafe fn put(ncid: c_int, varid: c_int, form: Form, args: SlabArgs, op: *co
             if op.is_null() && !sel.is_empty() {
                 return Err(NcError::EINVAL);
             }
-            let range_error = unsafe { engine::write(ds, grp, varid, &sel, mem_type, op as *const u8) }?;
+            let piece = if form == Form::Varm { varm_piece(&sel, args) } else { sel.len() };
+            let range_error =
+                unsafe { engine::write_in_pieces(ds, grp, varid, &sel, mem_type, op as *const u8, piece) }?;
             if range_error { Err(NcError::ERANGE) } else { Ok(()) }
         })
     })
+}
+
+/// How many elements each write has when netcdf-c carries out a mapped
+/// write (`NCDEFAULT_put_varm`): all of them with unit strides and no map;
+/// otherwise one write per row when the last dimension has unit stride
+/// and map, else one per element. Quantization sees each write alone.
+fn varm_piece(sel: &Selection, args: SlabArgs) -> usize {
+    let last = sel.count.len() - 1;
+    if args.imap.is_null() && sel.stride.iter().all(|&s| s == 1) {
+        sel.len()
+    } else if sel.stride[last] == 1 && sel.imap[last] == 1 {
+        sel.count[last]
+    } else {
+        1
+    }
 }

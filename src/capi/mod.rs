@@ -13,6 +13,7 @@ pub mod filter;
 pub mod group;
 pub mod memio;
 pub mod parallel;
+pub mod quantize;
 pub mod settings;
 pub mod udt;
 pub mod v2;

@@ -10,6 +10,7 @@ use super::dtype::dtype_for;
 use super::json;
 use super::read::ZMETADATA;
 use crate::error::NcResult;
+use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
@@ -232,6 +233,12 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         };
         zattrs.insert(XARRAY_DIMS.into(), json!(names));
     }
+    if let Setting::Defined(q) = var.quantize {
+        // As netcdf-c (every layout, pure Zarr too): an int with no
+        // recorded type, replacing the value of a user attribute of the
+        // same name. (A stored variable's is among its attributes.)
+        zattrs.insert(q.algorithm.att_name().into(), json!(q.nsd));
+    }
     if opts.layout_490 {
         types_for_490(&mut types);
         zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));
@@ -318,6 +325,26 @@ mod tests {
         assert_eq!((w.xtype, w.string_width), (NC_STRING, Some(DEFAULT_STRING_WIDTH)));
         assert_eq!(m.var(g, 1).unwrap().dimids, Vec::<usize>::new());
         assert_eq!(m.groups[g].atts, written.groups[g].atts);
+        store.destroy().unwrap();
+    }
+
+    #[test]
+    fn quantize_setting_is_an_untyped_attribute() {
+        use crate::model::quantize::{NC_QUANTIZE_BITROUND, Quantize};
+        let store = scratch("quantize");
+        let mut m = sample_model();
+        m.def_var_quantize(0, 0, NC_QUANTIZE_BITROUND, 9).unwrap();
+        let name = "_QuantizeBitRoundNumberOfSignificantBits";
+        assert!(m.var(0, 0).unwrap().atts.iter().all(|a| a.name != name), "not listed in this session");
+        write_dataset(&mut m, &store, &options()).unwrap();
+        let zattrs = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
+        assert_eq!(zattrs[name], json!(9));
+        assert!(zattrs[ATTR]["types"].get(name).is_none());
+        let read = read_dataset(&store, false).unwrap().model;
+        let v = read.var(0, 0).unwrap();
+        assert_eq!(v.atts.iter().find(|a| a.name == name).unwrap().values, Values::Int(vec![9]));
+        assert_eq!(Quantize::of(v).map(|q| q.nsd), Some(9));
+        assert_eq!(read.var_quantize(0, 0).unwrap(), (NC_QUANTIZE_BITROUND, 9));
         store.destroy().unwrap();
     }
 

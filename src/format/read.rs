@@ -21,6 +21,7 @@ use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
+use crate::model::quantize::Setting;
 use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
@@ -489,6 +490,7 @@ impl Reader<'_> {
             dim_separator: read_separator(&zarray)?,
             order_f,
             data_error,
+            quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);
         Ok(())

@@ -85,6 +85,34 @@ pub unsafe fn copy_in(
     Ok(range_error)
 }
 
+/// Convert a whole selection from the caller's memory (`from`, at the
+/// selection's imap) into `dst`, C-ordered and of type `to`, as netcdf-c
+/// converts a request before writing it. Returns whether a value was out
+/// of range for `to`.
+///
+/// # Safety
+/// `buf` must hold the selection in `from` at its imap, `dst` room for
+/// `sel.len()` elements of `to`; neither type may be NC_STRING, and
+/// `check_types(from, to)` must have passed.
+pub unsafe fn gather(sel: &Selection, from: NcType, buf: *const u8, to: NcType, dst: *mut u8) -> NcResult<bool> {
+    let (ms, ts) = (type_size(from)? as isize, type_size(to)?);
+    let last = sel.count.len() - 1;
+    let row = sel.count[last];
+    let mut range_error = false;
+    for r in 0..sel.len() / row.max(1) {
+        // The memory offset of the row's first element.
+        let (mut rest, mut off) = (r, 0isize);
+        for d in (0..last).rev() {
+            off += (rest % sel.count[d]) as isize * sel.imap[d];
+            rest /= sel.count[d];
+        }
+        let src = unsafe { buf.offset(off * ms) };
+        let out = unsafe { dst.add(r * row * ts) };
+        range_error |= unsafe { convert_run(from, src, sel.imap[last] * ms, to, out, ts as isize, row) }?;
+    }
+    Ok(range_error)
+}
+
 /// Do all the strings of a selection fit the variable's width?
 ///
 /// # Safety
@@ -111,5 +139,21 @@ pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width:
             }
             i[d] = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gather_follows_the_map_and_converts() {
+        // A 2x3 request from column-major doubles into C-ordered floats.
+        let sel = Selection { start: vec![0, 0], count: vec![2, 3], stride: vec![1, 1], imap: vec![1, 2] };
+        let mem: [f64; 6] = [0.0, 10.0, 1.0, 11.0, 2.0, 1e39];
+        let mut out = [0f32; 6];
+        let bad = unsafe { gather(&sel, NC_DOUBLE, mem.as_ptr() as *const u8, NC_FLOAT, out.as_mut_ptr() as *mut u8) };
+        assert_eq!(bad, Ok(true), "1e39 is out of float range");
+        assert_eq!(out, [0.0, 1.0, 2.0, 10.0, 11.0, f32::INFINITY]);
     }
 }

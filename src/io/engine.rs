@@ -10,13 +10,15 @@ use std::ffi::c_char;
 
 use super::cache::{ChunkCache, default_settings};
 use super::chunk_io::{in_parallel, load_chunk, store_all, store_chunk};
-use super::copy::{all_strings_fit, copy_in};
+use super::copy::{all_strings_fit, copy_in, gather};
 use super::element::check_types;
 use super::grid::chunk_parts;
 use super::layout::VarLayout;
-use super::selection::Selection;
+use super::quantize::{self, Sample};
+use super::selection::{Selection, c_order};
 use crate::dataset::Dataset;
 use crate::error::{NcError, NcResult};
+use crate::model::quantize::Quantize;
 use crate::types::*;
 
 pub use super::read::read;
@@ -56,11 +58,74 @@ pub unsafe fn write(
     mem_type: NcType,
     buf: *const u8,
 ) -> NcResult<bool> {
+    unsafe { write_in_pieces(ds, grp, varid, sel, mem_type, buf, sel.len()) }
+}
+
+/// [`write`] for a request netcdf-c carries out as successive writes of
+/// `piece` elements each (a mapped write, see `capi::data::put`), which
+/// quantization sees one at a time.
+///
+/// # Safety
+/// As [`write`].
+pub unsafe fn write_in_pieces(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    sel: &Selection,
+    mem_type: NcType,
+    buf: *const u8,
+    piece: usize,
+) -> NcResult<bool> {
     ds.model.check_writable()?;
     let mem_type = prepare(ds, grp, varid, mem_type)?;
     if sel.is_empty() {
         return Ok(false);
     }
+    let var = ds.model.var(grp, varid)?;
+    match (Quantize::of(var), var.xtype) {
+        (Some(_), NC_FLOAT) => unsafe { write_quantized::<f32>(ds, grp, varid, sel, mem_type, buf, piece) },
+        (Some(_), NC_DOUBLE) => unsafe { write_quantized::<f64>(ds, grp, varid, sel, mem_type, buf, piece) },
+        _ => unsafe { write_checked(ds, grp, varid, sel, mem_type, buf) },
+    }
+}
+
+/// Quantized writes, as netcdf-c does them: the whole request converted
+/// to the variable's type, quantized, then written.
+///
+/// # Safety
+/// As [`write`]; `T` must be the variable's type.
+unsafe fn write_quantized<T: Sample>(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    sel: &Selection,
+    mem_type: NcType,
+    buf: *const u8,
+    piece: usize,
+) -> NcResult<bool> {
+    let var = ds.model.var(grp, varid)?;
+    let q = Quantize::of(var).ok_or(NcError::EINTERNAL)?;
+    let (xtype, fill) = (var.xtype, ds.model.quantize_fill(var)?);
+    let mut values = vec![T::default(); sel.len()];
+    let range_error = unsafe { gather(sel, mem_type, buf, xtype, values.as_mut_ptr() as *mut u8) }?;
+    quantize::apply(q, &mut values, fill, piece);
+    let flat = Selection { imap: c_order(&sel.count), ..sel.clone() };
+    let more = unsafe { write_checked(ds, grp, varid, &flat, xtype, values.as_ptr() as *const u8) }?;
+    Ok(range_error | more)
+}
+
+/// The write itself, after the checks of [`write_in_pieces`].
+///
+/// # Safety
+/// As [`write`].
+unsafe fn write_checked(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    sel: &Selection,
+    mem_type: NcType,
+    buf: *const u8,
+) -> NcResult<bool> {
     let var = ds.model.var(grp, varid)?;
     if var.xtype == NC_STRING {
         let layout = VarLayout::of(&ds.model, grp, varid)?;

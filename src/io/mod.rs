@@ -9,6 +9,7 @@ pub mod element;
 pub mod engine;
 pub mod grid;
 pub mod layout;
+pub mod quantize;
 mod read;
 pub mod selection;
 

@@ -10,6 +10,7 @@ pub mod attrs;
 pub mod chunking;
 pub mod filters;
 pub mod names;
+pub mod quantize;
 pub mod values;
 
 use crate::error::{NcError, NcResult};
@@ -75,6 +76,9 @@ pub struct Var {
     pub order_f: bool,
     /// Why this variable's data cannot be read (an unsupported dtype), if so.
     pub data_error: Option<NcError>,
+    /// Quantization applied to values as they are written (float and
+    /// double only); recorded in storage as an attribute.
+    pub quantize: quantize::Setting,
 }
 
 #[derive(Debug, Clone)]
@@ -348,6 +352,7 @@ impl Model {
             dim_separator: '.',
             order_f: false,
             data_error: None,
+            quantize: quantize::Setting::Off,
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);
         let g = &mut self.groups[grp];

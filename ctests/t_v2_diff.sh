@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Differential check of the netCDF-2 API against Debian's netcdf-c 4.9.0:
-# ctests/v2_debian_diff.c is built once against each library and run on
+# ctests/v2_diff.c is built once against each library and run on
 #   1. an NCZarr dataset, without records (4.9.0's NCZarr has no unlimited
 #      dimensions), under both libraries;
 #   2. with records: a classic file under netcdf-c, NCZarr under ours.
@@ -8,11 +8,11 @@
 # exit statuses) must be identical. Needs Debian's libnetcdf-dev, which
 # tools/install-test-deps.sh installs (a missing one fails the test).
 #
-# Usage: ctests/v2_debian_diff.sh [LIBDIR]   (LIBDIR: ours, target/release)
+# Usage: ctests/t_v2_diff.sh [LIBDIR]   (LIBDIR: ours, target/release)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-libdir=$(cd "${1:-$root/target/release}" && pwd)
+libdir=$(cd "${1:-${NCZARR_RS_LIBDIR:-$root/target/release}}" && pwd)
 debian_lib=/usr/lib/x86_64-linux-gnu/libnetcdf.so.19
 if [ ! -e "$debian_lib" ] || [ ! -e /usr/include/netcdf.h ]; then
     echo "FAIL: Debian's libnetcdf19 and libnetcdf-dev are not installed (run make deps)"; exit 1
@@ -20,8 +20,8 @@ fi
 work=$root/target/v2diff
 rm -rf "$work" && mkdir -p "$work/debian" "$work/ours"
 cflags="-std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror"
-cc $cflags -I/usr/include "$here/v2_debian_diff.c" "$debian_lib" -o "$work/debian/prog"
-cc $cflags -I"$root/include" "$here/v2_debian_diff.c" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -o "$work/ours/prog"
+cc $cflags -I/usr/include "$here/v2_diff.c" "$debian_lib" -o "$work/debian/prog"
+cc $cflags -I"$root/include" "$here/v2_diff.c" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -o "$work/ours/prog"
 
 zarr='file://v2.zarr#mode=nczarr,file'
 status=0
