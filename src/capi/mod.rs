@@ -11,6 +11,7 @@ pub mod dim;
 pub mod file;
 pub mod filter;
 pub mod group;
+pub mod tools;
 pub mod v2;
 pub mod var;
 pub mod variadic;

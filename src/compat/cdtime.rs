@@ -15,6 +15,8 @@
 use super::scan::{Directive, Item, c_double_to_int, c_double_to_long, c_fmt_f, c_fmt_int, sscanf};
 
 /// `cdCalenType` values.
+///
+/// cbindgen:ignore
 pub mod cal {
     pub const STANDARD: u32 = 0x1111;
     pub const JULIAN: u32 = 0x11111;
@@ -31,6 +33,8 @@ pub mod cal {
 
 /// `CdTimeType` bits and values (the "old" time types the arithmetic
 /// works in).
+///
+/// cbindgen:ignore
 pub mod tt {
     pub const CHRON_CAL: u32 = 0x1;
     pub const BASE_1970: u32 = 0x10;
