@@ -14,7 +14,7 @@ VENV     := $(CURDIR)/.venv
 TOOLS    ?= $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)
 CBINDGEN := $(TOOLS)/bin/cbindgen
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test clean
+.PHONY: all build quickstart test deps lint unit-test abi-check ctest tools-abi-test interop-test clean
 
 all: build
 
@@ -27,7 +27,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(CURDIR)/target/quickstart
 	$(CURDIR)/target/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test
+test: deps lint build unit-test abi-check ctest tools-abi-test interop-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -44,6 +44,11 @@ abi-check: build
 
 ctest: build
 	ctests/run.sh $(LIBDIR)
+
+# The netcdf-c internals Debian's ncdump/ncgen/nccopy import, compared
+# call by call with Debian's own libnetcdf.so.19 (from netcdf-bin).
+tools-abi-test: build
+	ctests/tools_abi/run.sh $(LIBDIR)
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
