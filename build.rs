@@ -8,7 +8,12 @@ fn main() {
     if target_os == "linux" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnetcdf.so.19");
     }
-    cc::Build::new().file("csrc/variadic.c").file("csrc/cstdio.c").include("include").warnings_into_errors(true).compile("nczrs_variadic");
+    cc::Build::new()
+        .file("csrc/variadic.c")
+        .file("csrc/cstdio.c")
+        .include("include")
+        .warnings_into_errors(true)
+        .compile("nczrs_variadic");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc/variadic.c");
     println!("cargo:rerun-if-changed=csrc/cstdio.c");

@@ -9,7 +9,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-libdir=${1:-$root/target/release}
+libdir=$(cd "${1:-$root/target/release}" && pwd)
 debian=${NCZARR_RS_DEBIAN_LIBDIR:-/usr/lib/x86_64-linux-gnu}
 build=$root/target/ctests/tools_abi
 mkdir -p "$build"

@@ -55,7 +55,10 @@ mod tests {
         assert_eq!(class_alignment_of(13), Ok(align_of::<usize>()));
         assert_eq!(class_alignment_of(14), Ok(1));
         assert_eq!(class_alignment_of(0), Err(NcError::EINVAL));
-        assert_eq!(class_alignment(16).unwrap_err().1, "ncaux_class_alignment: class 16; alignment cannot be determermined");
+        assert_eq!(
+            class_alignment(16).unwrap_err().1,
+            "ncaux_class_alignment: class 16; alignment cannot be determermined"
+        );
         assert!(class_alignment(-1).unwrap_err().1.starts_with("nc_class_alignment"));
     }
 }

@@ -142,11 +142,7 @@ fn days_in_years(time_type: u32, from: i64, to: i64) -> i128 {
     let leaps = if time_type & tt::D366 != 0 {
         b - a
     } else if time_type & tt::HAS_LEAP != 0 {
-        if time_type & tt::JULIAN_TYPE != 0 {
-            multiples(4)
-        } else {
-            multiples(4) - multiples(100) + multiples(400)
-        }
+        if time_type & tt::JULIAN_TYPE != 0 { multiples(4) } else { multiples(4) - multiples(100) + multiples(400) }
     } else {
         0
     };
@@ -207,11 +203,8 @@ fn set_month_day(doy: i32, h: &mut HumanTime) {
 pub fn human_to_epoch(h: &HumanTime, diag: &mut Diag) -> f64 {
     let doy = day_of_year(h, diag);
     let t = h.time_type;
-    let (mut base, mut year) = if t & tt::BASE_1970 != 0 {
-        (1970, h.year)
-    } else {
-        (h.base_year, h.year.wrapping_add(h.base_year))
-    };
+    let (mut base, mut year) =
+        if t & tt::BASE_1970 != 0 { (1970, h.year) } else { (h.base_year, h.year.wrapping_add(h.base_year)) };
     if t & tt::CHRON_CAL == 0 {
         base = 0;
         year = 0;
@@ -374,7 +367,10 @@ pub fn char_to_comp(calendar: u32, chartime: &[u8], diag: &mut Diag) -> CompTime
     }
     if let Some(Item::Double(s)) = items.get(next + 4) {
         if *s < 0.0 || *s > 60.0 {
-            report(diag, &[format!("Error on character time conversion: invalid second = {}\n", c_fmt_f(*s)).as_bytes()]);
+            report(
+                diag,
+                &[format!("Error on character time conversion: invalid second = {}\n", c_fmt_f(*s)).as_bytes()],
+            );
             return c;
         }
         c.hour += s / 3600.0;
@@ -394,7 +390,8 @@ pub fn parse_relunits(calendar: u32, relunits: &[u8], diag: &mut Diag) -> Option
     use Directive::*;
     let since = [Space, Literal(b's'), Literal(b'i'), Literal(b'n'), Literal(b'c'), Literal(b'e'), Space];
     let blank: Vec<Directive> = [Word].iter().chain(&since).chain(&[Word, Space, Word]).copied().collect();
-    let iso: Vec<Directive> = [Word].iter().chain(&since).chain(&[AllBut(b'T'), Literal(b'T'), Word]).copied().collect();
+    let iso: Vec<Directive> =
+        [Word].iter().chain(&since).chain(&[AllBut(b'T'), Literal(b'T'), Word]).copied().collect();
     let mut scanned = sscanf(relunits, &blank);
     if let Some(items) = &scanned
         && let Some(Item::Str(first)) = items.get(1)

@@ -73,8 +73,7 @@ pub fn parse_parameter(text: &[u8]) -> NcResult<Vec<u32>> {
         return Err(NcError::EINVAL);
     }
     let negative = p[0] == b'-';
-    let (kind, unsigned) =
-        if len <= 2 { tag_type(p[len - 1], None) } else { tag_type(p[len - 2], Some(p[len - 1])) };
+    let (kind, unsigned) = if len <= 2 { tag_type(p[len - 1], None) } else { tag_type(p[len - 2], Some(p[len - 1])) };
     match kind.ok_or(NcError::EINVAL)? {
         k @ (b'b' | b's' | b'i') => {
             let v = if negative {
@@ -94,7 +93,11 @@ pub fn parse_parameter(text: &[u8]) -> NcResult<Vec<u32>> {
         }
         b'd' => Ok(split64(strtod(p).ok_or(NcError::EINVAL)?.0.to_bits()).to_vec()),
         _ => {
-            let v = if unsigned { strtoul(p).ok_or(NcError::EINVAL)?.0 } else { strtol(p).ok_or(NcError::EINVAL)?.0 as u64 };
+            let v = if unsigned {
+                strtoul(p).ok_or(NcError::EINVAL)?.0
+            } else {
+                strtol(p).ok_or(NcError::EINVAL)?.0 as u64
+            };
             Ok(split64(v).to_vec())
         }
     }

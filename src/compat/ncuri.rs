@@ -432,7 +432,16 @@ mod tests {
         );
         assert_eq!(u.build(b"[x]", b"", 0), b"[x]https://host.org:8080".to_vec());
         assert_eq!(s(&parse(b"http://h").unwrap().path), None);
-        for bad in [&b"http:/h"[..], b"http://@h", b"http://u@h", b"http://:p@h", b"http://h:", b"http://h:8x", b"nocolon", b":x"] {
+        for bad in [
+            &b"http:/h"[..],
+            b"http://@h",
+            b"http://u@h",
+            b"http://:p@h",
+            b"http://h:",
+            b"http://h:8x",
+            b"nocolon",
+            b":x",
+        ] {
             assert_eq!(parse(bad), Err(NcError::EURL), "{}", String::from_utf8_lossy(bad));
         }
     }

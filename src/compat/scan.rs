@@ -307,17 +307,13 @@ pub fn sscanf(input: &[u8], format: &[Directive]) -> Option<Vec<Item>> {
 /// `INT_MIN` for NaN and values out of range. Elsewhere Rust's saturating
 /// cast, which is what ARM's conversion does.
 pub fn c_double_to_int(x: f64) -> i32 {
-    if cfg!(target_arch = "x86_64") && !(x > -2147483649.0 && x < 2147483648.0) {
-        i32::MIN
-    } else {
-        x as i32
-    }
+    if cfg!(target_arch = "x86_64") && !(x > -2147483649.0 && x < 2147483648.0) /* NaN included */ { i32::MIN } else { x as i32 }
 }
 
 /// `(long)x` on LP64, with the same out-of-range rule as
 /// [`c_double_to_int`].
 pub fn c_double_to_long(x: f64) -> i64 {
-    if cfg!(target_arch = "x86_64") && !(x >= -9223372036854775808.0 && x < 9223372036854775808.0) {
+    if cfg!(target_arch = "x86_64") && !(-9223372036854775808.0..9223372036854775808.0).contains(&x) {
         i64::MIN
     } else {
         x as i64

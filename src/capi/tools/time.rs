@@ -3,7 +3,8 @@
 //! `Cdh2e`, `Cde2h`. Errors are printed as "CDMS error: ..." on stderr
 //! when `CU_VERBOSE` is set, and end the process when `CU_FATAL` is.
 
-#![allow(non_camel_case_types, non_snake_case)]
+// `long` is 64 bits here but not on every target, so its casts stay.
+#![allow(non_camel_case_types, non_snake_case, clippy::unnecessary_cast)]
 
 use std::ffi::{c_char, c_double, c_int, c_long, c_short, c_uint};
 use std::sync::atomic::{AtomicI32, Ordering};

@@ -199,7 +199,12 @@ pub unsafe extern "C" fn ncurifree(u: *mut NCURI) {
 /// # Safety
 /// `u` is NULL or a valid NCURI; `prefix`, `suffix` NULL or C strings.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ncuribuild(u: *mut NCURI, prefix: *const c_char, suffix: *const c_char, flags: c_int) -> *mut c_char {
+pub unsafe extern "C" fn ncuribuild(
+    u: *mut NCURI,
+    prefix: *const c_char,
+    suffix: *const c_char,
+    flags: c_int,
+) -> *mut c_char {
     if u.is_null() {
         return std::ptr::null_mut();
     }
