@@ -22,10 +22,15 @@ cflags=(-std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -O1 -I"$root/include" -
 # Debian's library, by full file name so ours cannot stand in for it.
 cc "${cflags[@]}" "$here/diff_driver.c" "$debian/libnetcdf.so.19" -Wl,-rpath,"$debian" -lm -o "$build/driver_debian" || exit 1
 cc "${cflags[@]}" "$here/diff_driver.c" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -o "$build/driver_ours" || exit 1
-for exe in debian ours; do
-    lib=$(ldd "$build/driver_$exe" | awk '/libnetcdf/ {print $3}')
-    echo "driver_$exe uses $lib"
-done
+# No LD_LIBRARY_PATH: each driver must load the library it was built for.
+unset LD_LIBRARY_PATH LD_PRELOAD
+deb_lib=$(ldd "$build/driver_debian" | awk '/libnetcdf/ {print $3}')
+our_lib=$(ldd "$build/driver_ours" | awk '/libnetcdf/ {print $3}')
+echo "driver_debian uses $deb_lib; driver_ours uses $our_lib"
+if [ "$(readlink -f "$deb_lib")" = "$(readlink -f "$our_lib")" ]; then
+    echo "FAIL tools_abi: both drivers load the same library (is $libdir/libnetcdf.so.19 there? make build links it)"
+    exit 1
+fi
 
 run() { env -u NCLOGGING -u NCTRACING "$1" 2>&1; }
 run "$build/driver_debian" > "$build/debian.out"
