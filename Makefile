@@ -29,7 +29,7 @@ INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedi
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
 .PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
-	fortran-test install uninstall clean
+	fortran-test tools-abi-test install uninstall clean
 
 all: build
 
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test package-test fortran-test
+test: deps lint build unit-test abi-check ctest interop-test package-test fortran-test tools-abi-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -61,6 +61,11 @@ abi-check: build
 
 ctest: build
 	ctests/run.sh $(LIBDIR)
+
+# The netcdf-c internals Debian's ncdump/ncgen/nccopy import, compared
+# call by call with Debian's own libnetcdf.so.19 (from netcdf-bin).
+tools-abi-test: build
+	ctests/tools_abi/run.sh $(LIBDIR)
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop

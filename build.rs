@@ -1,7 +1,8 @@
 //! Give the shared library netcdf-c's SONAME so programs linked against
 //! either library load the other, put the SONAME link next to the built
 //! library, and compile the few entry points that must be written in C
-//! (the variadic ones, see csrc/variadic.c).
+//! (the variadic ones, see csrc/variadic.c, and stderr access,
+//! csrc/cstdio.c).
 
 use std::path::{Path, PathBuf};
 
@@ -13,9 +14,15 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{SONAME}");
         link_soname();
     }
-    cc::Build::new().file("csrc/variadic.c").include("include").warnings_into_errors(true).compile("nczrs_variadic");
+    cc::Build::new()
+        .file("csrc/variadic.c")
+        .file("csrc/cstdio.c")
+        .include("include")
+        .warnings_into_errors(true)
+        .compile("nczrs_variadic");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc/variadic.c");
+    println!("cargo:rerun-if-changed=csrc/cstdio.c");
     println!("cargo:rerun-if-changed=include/netcdf.h");
     println!("cargo:rerun-if-env-changed=CARGO_BUILD_BUILD_DIR");
 }

@@ -42,14 +42,15 @@ void nczrs_nc_advise_impl(const char *routine, int err, const char *fmt, ...) {
     free(message);
 }
 
+/* netcdf-c ignores a NULL format entirely; a message that cannot be
+ * formatted is logged as empty. */
 void nczrs_nclog_impl(int tag, const char *fmt, ...) {
-    char *message = NULL;
-    if (fmt != NULL) {
-        va_list args;
-        va_start(args, fmt);
-        message = format_message(fmt, args);
-        va_end(args);
-    }
+    if (fmt == NULL)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    char *message = format_message(fmt, args);
+    va_end(args);
     nczrs_log(tag, message);
     free(message);
 }

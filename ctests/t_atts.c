@@ -155,6 +155,7 @@ int main(void)
     OK(nc_inq_att(ncid, NC_GLOBAL, "a_string", &type, &len));
     EQ_INT(type, NC_STRING); EQ_INT(len, 3);
     OK(nc_inq_varnatts(ncid, v, &n)); EQ_INT(n, 1);
+    { int ng = -1; OK(nc_inq_natts(ncid, &ng)); OK(nc_inq_varnatts(ncid, NC_GLOBAL, &n)); EQ_INT(n, ng); }
 
     /* Rename and delete keep the order of the others. */
     OK(nc_rename_att(ncid, NC_GLOBAL, "a_untyped", "a_ushorts"));

@@ -34,6 +34,7 @@ int main(void)
     OK(nc_inq_ncid(ncid, "a", &id)); EQ_INT(id, a);
     OK(nc_inq_grp_ncid(a, "b", &id)); EQ_INT(id, b);
     ERR(NC_ENOGRP, nc_inq_ncid(ncid, "b", &id));
+    OK(nc_inq_ncid(b, NULL, &id)); EQ_INT(id, ncid); /* NULL: the root (ncdump asks so) */
     OK(nc_inq_grp_full_ncid(ncid, "/a/b", &id)); EQ_INT(id, b);
     OK(nc_inq_grp_full_ncid(c, "/a", &id)); EQ_INT(id, a);
     OK(nc_inq_grp_full_ncid(a, "b", &id)); EQ_INT(id, b);

@@ -7,10 +7,13 @@
 //! * [`model`]: the netCDF data model in memory and its rules;
 //! * [`format`]: metadata in storage (NCZarr/Zarr JSON);
 //! * [`zmap`]: the key-value storage drivers;
-//! * [`url`]: dataset names and `#mode=` fragments.
+//! * [`url`]: dataset names and `#mode=` fragments;
+//! * [`compat`]: netcdf-c internals the netcdf-c utilities import (URL
+//!   parsing, cdtime calendars, filter specs, logging).
 
 pub mod capi;
 pub mod codec;
+pub mod compat;
 pub mod convert;
 pub mod dataset;
 pub mod error;

@@ -98,13 +98,19 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
     })
 }
 
-/// A child group by name.
+/// A child group by name; a NULL name gives the root group.
 ///
 /// # Safety
-/// `name` must be a C string; `grp_ncid` NULL or writable.
+/// `name` must be NULL or a C string; `grp_ncid` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
+        if name.is_null() {
+            // netcdf-c: a NULL name asks for the root group (ncdump does).
+            registry::with(ncid, |_, _| Ok(()))?;
+            unsafe { put(grp_ncid, ncid_of(ncid, 0)) };
+            return Ok(());
+        }
         let name = unsafe { c_str(name, NcError::ENOGRP) }?;
         let child = registry::with(ncid, |ds, grp| ds.model.find_child(grp, name).ok_or(NcError::ENOGRP))?;
         unsafe { put(grp_ncid, ncid_of(ncid, child)) };

@@ -15,6 +15,7 @@ pub mod memio;
 pub mod parallel;
 pub mod quantize;
 pub mod settings;
+pub mod tools;
 pub mod udt;
 pub mod v2;
 pub mod var;

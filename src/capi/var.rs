@@ -122,6 +122,10 @@ pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mu
 /// `nattsp` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    // As netcdf-c: NC_GLOBAL counts the group's attributes (nccopy asks).
+    if varid == crate::model::NC_GLOBAL {
+        return unsafe { crate::capi::file::nc_inq_natts(ncid, nattsp) };
+    }
     let null = std::ptr::null_mut();
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, null, null, nattsp) }
 }

@@ -4,7 +4,7 @@
 //! exports only symbols defined in Rust, so each public variadic name is a
 //! naked trampoline here that jumps, registers and stack untouched, to the
 //! C body in csrc/variadic.c. That body formats the message and calls back
-//! into Rust (`nczrs_v2_advise`, `nczrs_log`).
+//! into Rust (`nczrs_v2_advise`, `capi::tools::log::nczrs_log`).
 
 unsafe extern "C" {
     fn nczrs_nc_advise_impl();
@@ -41,10 +41,3 @@ trampoline!(
     /// `void nclog(int tag, const char *fmt, ...)`: netcdf-c's internal log.
     nclog => nczrs_nclog_impl
 );
-
-/// The body of `nclog` once its message is formatted (csrc/variadic.c).
-///
-/// # Safety
-/// `message` is NULL or a C string.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn nczrs_log(_tag: std::ffi::c_int, _message: *const std::ffi::c_char) {}
