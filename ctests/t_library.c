@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 EXTERNL int nc_var_par_access(int ncid, int varid, int par_access);
+EXTERNL int ncsetlogging(int tf); /* netcdf-c internal, imported by ncdump */
 
 /* Enough of netcdf-c's NC_Dispatch for nc_def_user_format's checks. */
 struct fake_dispatch { int model; int dispatch_version; void *rest[80]; };
@@ -129,6 +130,12 @@ int main(void)
     OK(nc__open_mp(test_url("mp"), NC_NOWRITE, 0, NULL, &ncid));
     OK(nc_inq_nvars(ncid, &n));
     EQ_INT(n, 2);
+    OK(nc_close(ncid));
+
+    /* The fragment key "log" turns netcdf-c's log on. */
+    ncsetlogging(0);
+    OK(nc_open("file://mp.zarr#mode=nczarr,file&log", NC_NOWRITE, &ncid));
+    EQ_INT(ncsetlogging(0), 1);
     OK(nc_close(ncid));
 
     /* nc_delete removes a dataset's store, and only a dataset's. */

@@ -160,6 +160,11 @@ int main(void)
         OK(nc_def_var(ncid, "nofilled", NC_INT, 1, dims, &id));
         OK(nc_inq_var_fill(ncid, id, &nofill, NULL));
         EQ_INT(nofill, 1);
+        /* Strings too, as in netcdf-c (nccopy relies on it), though
+         * nc_def_var_fill cannot turn a string's fill off. */
+        OK(nc_def_var(ncid, "nofilled_s", NC_STRING, 1, dims, &id));
+        OK(nc_inq_var_fill(ncid, id, &nofill, NULL));
+        EQ_INT(nofill, 1);
         OK(nc_set_fill(ncid, NC_FILL, &old));
     }
 
@@ -188,7 +193,7 @@ int main(void)
 
     /* Reopen: every property read back. */
     OK(nc_open(url, NC_NOWRITE, &ncid));
-    OK(nc_inq_nvars(ncid, &n)); EQ_INT(n, NTYPES + 5);
+    OK(nc_inq_nvars(ncid, &n)); EQ_INT(n, NTYPES + 6);
     for (int i = 0; i < NTYPES; i++) {
         OK(nc_inq_var(ncid, i, name, &type, &ndims, dims, &natts));
         EQ_INT(type, all_types[i]); EQ_INT(ndims, 1); EQ_INT(dims[0], x);
@@ -223,6 +228,11 @@ int main(void)
     OK(nc_inq_var_endian(ncid, id, &endian)); EQ_INT(endian, NC_ENDIAN_BIG);
     OK(nc_inq_varid(ncid, "v3", &id));
     OK(nc_inq_var_endian(ncid, id, &endian)); EQ_INT(endian, NC_ENDIAN_LITTLE);
+    /* Characters (stored as ">S1") and strings have no byte order. */
+    OK(nc_inq_varid(ncid, "v2", &id));
+    OK(nc_inq_var_endian(ncid, id, &endian)); EQ_INT(endian, NC_ENDIAN_NATIVE);
+    OK(nc_inq_varid(ncid, "nofilled_s", &id));
+    OK(nc_inq_var_fill(ncid, id, &nofill, NULL)); EQ_INT(nofill, 1);
     OK(nc_inq_varid(ncid, "late", &id));
     OK(nc_inq_var_endian(ncid, id, &endian)); EQ_INT(endian, NC_ENDIAN_BIG);
     OK(nc_inq_grp_ncid(ncid, "g", &grp));

@@ -69,6 +69,14 @@ pub fn our_ncproperties() -> String {
     )
 }
 
+/// Fragment keys that change the library rather than the dataset: `log`
+/// turns netcdf-c's log (`nclog`) on, as netcdf-c 4.9.0 does.
+fn apply_controls(url: &DatasetUrl) {
+    if url.params.iter().any(|(k, _)| k == "log") {
+        crate::compat::nclog::set_logging(1);
+    }
+}
+
 /// What netcdf-c answers for a plain path that is not a directory store:
 /// the system's ENOENT for nothing there, NC_ENOTBUILT for a classic or
 /// HDF5 file (formats this library lacks); other files are left to the
@@ -85,6 +93,7 @@ impl Dataset {
     pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         check_mode_flags(cmode)?;
         let url = url::parse(path)?;
+        apply_controls(&url);
         if url.bare_path {
             // netcdf-c creates an HDF5 or classic file from a plain path;
             // this library has neither.
@@ -111,6 +120,7 @@ impl Dataset {
     pub fn open(path: &str, mode: i32) -> NcResult<Dataset> {
         check_mode_flags(mode)?;
         let url = url::parse(path)?;
+        apply_controls(&url);
         if url.bare_path {
             check_plain_path(url.file_root())?;
         }

@@ -21,9 +21,11 @@ fn special_att(ds: &Dataset, grp: usize, varid: c_int, name: &str) -> Option<Val
     if varid != NC_GLOBAL {
         // `_Codecs`: the variable's codec chain as a JSON array (absent
         // when it has none).
+        // Spelled as netcdf-c spells it (`[{"id": "zlib", "level": 1},...]`),
+        // whatever spacing the stored metadata has.
         let var = ds.model.var(grp, varid).ok()?;
         return (name == "_Codecs" && !var.codecs.is_empty()).then(|| {
-            Values::Char(crate::format::attrs::json_text(&serde_json::Value::Array(var.codecs.clone())).into_bytes())
+            Values::Char(crate::format::json::netcdf_c_text(&serde_json::Value::Array(var.codecs.clone())).into_bytes())
         });
     }
     match name {
@@ -99,6 +101,15 @@ unsafe fn get_att_to_c(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut 
             let (values, range_error) = fetch(ds, grp, varid, name, mem_type)?;
             if !ip.is_null() {
                 unsafe { values.write_to_c(ip) }?;
+                if let Values::Char(text) = &values
+                    && special_att(ds, grp, varid, name).is_some()
+                {
+                    // netcdf-c copies the computed text attributes
+                    // (`_Codecs`, `_NCProperties`) with their NUL, one byte
+                    // past the length it reports, and ncdump prints them
+                    // as C strings relying on it.
+                    unsafe { (ip as *mut u8).add(text.len()).write(0) };
+                }
             }
             if range_error { Err(NcError::ERANGE) } else { Ok(()) }
         })

@@ -78,7 +78,9 @@ pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
                 return Err(NcError::EFILTER);
             }
             let name = BLOSC_NAMES.get(params[6] as usize).ok_or(NcError::EINVAL)?;
-            json!({"id": "blosc", "cname": name, "clevel": params[4], "shuffle": params[5], "blocksize": params[3]})
+            // netcdf-c's key order (readers take any order), so `_Codecs`
+            // reads as netcdf-c shows it.
+            json!({"id": "blosc", "clevel": params[4], "blocksize": params[3], "cname": name, "shuffle": params[5]})
         }
         _ => return Err(NcError::ENOFILTER),
     })
@@ -130,7 +132,7 @@ mod tests {
         assert_eq!(from_json(&json!({"id": "gzip", "level": 1})).0, 0);
         assert_eq!(to_json(SZIP, &[4, 8], 4), Err(NcError::ENOFILTER));
         let b = to_json(BLOSC, &[0, 0, 0, 0, 5, 1, 5], 4).unwrap();
-        assert_eq!(b, json!({"id": "blosc", "cname": "zstd", "clevel": 5, "shuffle": 1, "blocksize": 0}));
+        assert_eq!(b, json!({"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "zstd", "shuffle": 1}));
         assert_eq!(from_json(&b), (BLOSC, vec![0, 0, 0, 0, 5, 1, 5]));
     }
 }

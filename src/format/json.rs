@@ -149,6 +149,44 @@ pub fn to_bytes(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
+/// JSON text in netcdf-c's own style (`NCJunparse`): `", "` between and
+/// `": "` inside object entries, no spaces in arrays, as in
+/// `[{"id": "zlib", "level": 1},{"id": "shuffle"}]`. Used where netcdf-c
+/// shows JSON to users (the `_Codecs` attribute).
+pub fn netcdf_c_text(v: &Value) -> String {
+    let mut out = String::new();
+    write_netcdf_c_text(v, &mut out);
+    out
+}
+
+fn write_netcdf_c_text(v: &Value, out: &mut String) {
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_netcdf_c_text(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(entries) => {
+            out.push('{');
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                write_netcdf_c_text(value, out);
+            }
+            out.push('}');
+        }
+        scalar => out.push_str(&String::from_utf8_lossy(&to_bytes(scalar))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +207,12 @@ mod tests {
         assert_eq!(bare_token_value(&v["s"]), None);
         assert!(non_finite_string(&v["s"]).unwrap().is_nan());
         assert_eq!(v["t"], json!("x NaN"));
+    }
+
+    #[test]
+    fn netcdf_c_style() {
+        let v = json!([{"id": "zlib", "level": 1}, {"id": "x", "a": [1, 2], "o": {}}]);
+        assert_eq!(netcdf_c_text(&v), r#"[{"id": "zlib", "level": 1},{"id": "x", "a": [1,2], "o": {}}]"#);
     }
 
     #[test]

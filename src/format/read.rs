@@ -480,7 +480,10 @@ impl Reader<'_> {
             chunks: if scalar { Vec::new() } else { chunks },
             no_fill,
             fill: Some(fill),
-            endianness: dtype.endianness,
+            // Characters and strings have no byte order (netcdf-c reports
+            // NATIVE even for its own `>S1`); a UTF-32 string's order is
+            // kept in `utf32` for decoding.
+            endianness: if matches!(dtype.xtype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { dtype.endianness },
             created: true,
             written: false,
             stored_path: Some(vkey),

@@ -340,7 +340,10 @@ impl Model {
             dimids: dims,
             atts: Vec::new(),
             chunks: Vec::new(),
-            no_fill: self.fill_mode == NC_NOFILL && xtype != NC_STRING,
+            // Strings too: netcdf-c's NCZarr applies the dataset's fill
+            // mode to every atomic type, though nc_def_var_fill may not
+            // turn a string's fill off.
+            no_fill: self.fill_mode == NC_NOFILL,
             fill: None,
             endianness: NC_ENDIAN_NATIVE,
             created: false,
