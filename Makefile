@@ -27,7 +27,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(CURDIR)/target/quickstart
 	$(CURDIR)/target/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test
+test: deps lint build unit-test abi-check ctest interop-test tools-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -47,6 +47,12 @@ ctest: build
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+
+# Debian's ncdump, ncgen and nccopy over our library, checked against the
+# same tools over netcdf-c 4.10.1 (tests/tools/harness.py).
+.PHONY: tools-test
+tools-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
 
 clean:
 	cargo clean
