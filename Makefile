@@ -27,7 +27,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(CURDIR)/target/quickstart
 	$(CURDIR)/target/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test tools-test
+test: deps lint build unit-test abi-check ctest interop-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -48,12 +48,14 @@ ctest: build
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
 
-# Debian's ncdump, ncgen and nccopy over our library, checked against the
-# same tools over netcdf-c 4.10.1 (tests/tools/harness.py).
-.PHONY: tools-test
-tools-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
-
 clean:
 	cargo clean
 	rm -rf quickstart.zarr
+
+# Debian's ncdump, ncgen and nccopy run over our library, checked against
+# the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py); `make
+# test` runs it after the other tests.
+.PHONY: tools-test
+test: tools-test
+tools-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools

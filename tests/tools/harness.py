@@ -25,8 +25,9 @@ import netCDF4
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 OUR_LIBDIR = pathlib.Path(os.environ.get("NCZARR_RS_LIBDIR", ROOT / "target" / "release")).resolve()
-# Built by the test session, as target/ holds every build product.
-WORK = ROOT / "target" / "tools-test"
+# The oracle's libraries and loader logs, in the cargo target directory
+# with every other build product.
+WORK = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")).resolve() / "tools-test"
 ORACLE_DIR = WORK / "oracle"
 
 TOOLS = {name: pathlib.Path("/usr/bin") / name for name in ("ncdump", "ncgen", "nccopy")}
