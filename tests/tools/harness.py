@@ -173,7 +173,7 @@ def url(path):
 # else may be normalised.
 
 _NCPROPERTIES = re.compile(r'^(\s*):_NCProperties = ".*" ;$', re.M)
-_SHUFFLE = re.compile(r'(\\"id\\": \\"shuffle\\", \\"elementsize\\": )\d+')
+_SHUFFLE = re.compile(r'(\\"id\\":\s*\\"shuffle\\",\s*\\"elementsize\\":\s*)\d+')
 _NIL = re.compile(r'(^|[=,])(\s+)NIL(?=\s*[,;]|\s*$)', re.M)
 
 
