@@ -90,3 +90,11 @@ package-test: build
 clean:
 	cargo clean
 	rm -rf quickstart.zarr
+
+# Debian's ncdump, ncgen and nccopy run over our library, checked against
+# the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py); `make
+# test` runs it after the other tests.
+.PHONY: tools-test
+test: tools-test
+tools-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools

@@ -11,6 +11,9 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
+# The tool tests (tests/tools) check that we define what Debian's
+# libnetcdff.so.7 imports from libnetcdf.so.19.
+dpkg -s libnetcdff-dev >/dev/null 2>&1 || need_apt+=(libnetcdff-dev)
 # Debian's netcdf-c 4.9.0 tools write the 4.9.0-era stores the tests read.
 command -v ncgen >/dev/null || need_apt+=(netcdf-bin)
 # Debian's netcdf-c library and headers: the reference the *_debian_diff
