@@ -29,7 +29,7 @@ INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedi
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
 .PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
-	fortran-test tools-abi-test install uninstall clean
+	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
 
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest interop-test package-test fortran-test tools-abi-test
+test: deps lint build unit-test abi-check ctest tools-abi-test interop-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -70,6 +70,11 @@ tools-abi-test: build
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
 
+# Debian's ncdump, ncgen and nccopy run over our library, checked against
+# the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py).
+tools-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
+
 # Fortran programs over Debian's netcdf-fortran (libnetcdff) over this library.
 fortran-test: build
 	tests/fortran/run.sh $(LIBDIR) $(VENV)/bin/python
@@ -90,11 +95,3 @@ package-test: build
 clean:
 	cargo clean
 	rm -rf quickstart.zarr
-
-# Debian's ncdump, ncgen and nccopy run over our library, checked against
-# the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py); `make
-# test` runs it after the other tests.
-.PHONY: tools-test
-test: tools-test
-tools-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
