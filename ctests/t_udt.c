@@ -4,6 +4,8 @@
  * atomic types are found by name and compared; typed memory is copied and
  * reclaimed. */
 #include "testutil.h"
+#include <errno.h>
+#include <netcdf_aux.h>
 
 int main(void)
 {
@@ -110,6 +112,30 @@ int main(void)
     OK(nc_free_vlens(2, vls));
     vl.p = malloc(4);
     OK(nc_free_vlen(&vl));
+
+    /* netcdf_aux.h: the compound builder ends in nc_def_compound's answer. */
+    void *tag = NULL;
+    OK(ncaux_begin_compound(ncid, "c", NCAUX_ALIGN_C, &tag));
+    TRUE_OR_FAIL(tag != NULL);
+    OK(ncaux_add_field(tag, "f", NC_INT, 0, NULL));
+    int bad_dims[1] = {0};
+    ERR(NC_EINVAL, ncaux_add_field(tag, "g", NC_INT, 1, bad_dims));
+    ERR(NC_ENOTNC4, ncaux_end_compound(tag, &t));
+    OK(ncaux_abort_compound(tag));
+    size_t align = 0;
+    OK(ncaux_type_alignment(NC_DOUBLE, ncid, &align));
+    EQ_INT(align, _Alignof(double));
+    ERR(NC_EBADTYPE, ncaux_type_alignment(40, ncid, &align));
+    OK(ncaux_writefile("aux.txt", 5, "hello"));
+    size_t fsize = 0;
+    void *content = NULL;
+    OK(ncaux_readfile("aux.txt", &fsize, &content));
+    EQ_INT(fsize, 5);
+    TRUE_OR_FAIL(memcmp(content, "hello", 5) == 0);
+    free(content);
+    ERR(ENOENT, ncaux_readfile("no-such-file", &fsize, &content));
+    char *owned[1] = {strdup("x")};
+    OK(ncaux_reclaim_data(ncid, NC_STRING, owned, 1));
 
     OK(nc_inq_typeids(ncid, &nd, NULL));
     EQ_INT(nd, 0);

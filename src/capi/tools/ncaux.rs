@@ -1,5 +1,7 @@
-//! The `ncaux_*` functions of netcdf-c's public `netcdf_aux.h` that the
-//! utilities use: type class alignment and filter spec parsing.
+//! The `ncaux_*` functions of netcdf-c's public `netcdf_aux.h`: type
+//! alignment and filter spec parsing (which the utilities use), whole-file
+//! reads and writes, typed-memory reclaiming, and the compound-type
+//! builder (which ends in NC_ENOTNC4, NCZarr having no compound types).
 
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_void};
 
@@ -221,4 +223,169 @@ pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem: *mut c_uchar, decode: c_in
             halves(bytes);
         }
     })
+}
+
+/// `ncaux_reclaim_data`: netcdf-c's name for [`nc_reclaim_data`](crate::capi::udt::nc_reclaim_data).
+///
+/// # Safety
+/// As `nc_reclaim_data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
+    unsafe { crate::capi::udt::nc_reclaim_data(ncid, xtype, memory, count) }
+}
+
+/// `ncaux_reclaim_data_all`: as `nc_reclaim_data_all`.
+///
+/// # Safety
+/// As `nc_reclaim_data_all`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
+    unsafe { crate::capi::udt::nc_reclaim_data_all(ncid, xtype, memory, count) }
+}
+
+/// The C alignment of values of a type: atomic types by their class;
+/// user types do not exist here (the ncid is checked, then NC_EBADTYPE).
+///
+/// # Safety
+/// `alignp` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_type_alignment(xtype: c_int, ncid: c_int, alignp: *mut usize) -> c_int {
+    guard(|| {
+        if xtype > crate::types::NC_STRING {
+            crate::registry::check(ncid)?;
+            return Err(NcError::EBADTYPE);
+        }
+        let align = alignment::class_alignment_of(xtype)?;
+        unsafe { put(alignp, align) };
+        Ok(())
+    })
+}
+
+/// A whole file's bytes in malloc'ed memory (NUL-terminated for text
+/// callers, the size not counting it); errors are the system's errno.
+///
+/// # Safety
+/// `filename` must be a C string; `sizep`, `content` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_readfile(
+    filename: *const c_char,
+    sizep: *mut usize,
+    content: *mut *mut c_void,
+) -> c_int {
+    guard(|| {
+        let path = unsafe { crate::capi::c_bytes(filename) }?;
+        let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
+        let bytes = std::fs::read(path).map_err(|e| NcError(e.raw_os_error().unwrap_or(crate::error::code::NC_EIO)))?;
+        unsafe { put(sizep, bytes.len()) };
+        if !content.is_null() {
+            let copy = crate::capi::cmem::malloc_cstring(&bytes)?;
+            unsafe { put(content, copy as *mut c_void) };
+        }
+        Ok(())
+    })
+}
+
+/// Write `size` bytes to a file, replacing it; NULL content writes an
+/// empty file, as netcdf-c does.
+///
+/// # Safety
+/// `filename` must be a C string; `content` NULL or `size` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_writefile(filename: *const c_char, size: usize, content: *mut c_void) -> c_int {
+    guard(|| {
+        let path = unsafe { crate::capi::c_bytes(filename) }?;
+        let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
+        let bytes: &[u8] = if content.is_null() {
+            &[]
+        } else {
+            // SAFETY: the caller's `size` bytes.
+            unsafe { std::slice::from_raw_parts(content as *const u8, size) }
+        };
+        std::fs::write(path, bytes).map_err(|e| NcError(e.raw_os_error().unwrap_or(crate::error::code::NC_EIO)))
+    })
+}
+
+/// A compound type under construction (`ncaux_begin_compound`): only its
+/// dataset is needed, since ending it defines a compound type, which
+/// NCZarr lacks.
+struct CompoundTag {
+    ncid: c_int,
+}
+
+/// Start a compound type. The tag is freed by `ncaux_end_compound`'s
+/// caller through `ncaux_abort_compound`, as in netcdf-c.
+///
+/// # Safety
+/// `name` must be a C string; `tag` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_begin_compound(
+    ncid: c_int,
+    name: *const c_char,
+    _alignmode: c_int,
+    tag: *mut *mut c_void,
+) -> c_int {
+    guard(|| {
+        unsafe { put(tag, std::ptr::null_mut()) };
+        unsafe { crate::capi::c_bytes(name) }?;
+        if !tag.is_null() {
+            let boxed = Box::into_raw(Box::new(CompoundTag { ncid }));
+            unsafe { put(tag, boxed as *mut c_void) };
+        }
+        Ok(())
+    })
+}
+
+/// Add a field: checked as netcdf-c checks it (no negative rank, no
+/// non-positive dimension), then forgotten, since the type can never be
+/// defined here.
+///
+/// # Safety
+/// `dimsizes` must hold `ndims` ints.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_add_field(
+    tag: *mut c_void,
+    _name: *const c_char,
+    _field_type: c_int,
+    ndims: c_int,
+    dimsizes: *const c_int,
+) -> c_int {
+    guard(|| {
+        if tag.is_null() {
+            return Ok(());
+        }
+        let n = usize::try_from(ndims).map_err(|_| NcError::EINVAL)?;
+        let sizes = unsafe { crate::capi::read_array(dimsizes, n) }?;
+        if sizes.iter().any(|&s| s <= 0) {
+            return Err(NcError::EINVAL);
+        }
+        Ok(())
+    })
+}
+
+/// Define the compound type: `nc_def_compound`'s answer (NC_ENOTNC4 for an
+/// NCZarr dataset).
+///
+/// # Safety
+/// `tag` NULL or from `ncaux_begin_compound`; `xtypeid` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_end_compound(tag: *mut c_void, xtypeid: *mut c_int) -> c_int {
+    if tag.is_null() {
+        return NcError::EINVAL.0;
+    }
+    // SAFETY: a tag made by ncaux_begin_compound and not yet aborted.
+    let ncid = unsafe { (*(tag as *const CompoundTag)).ncid };
+    unsafe { crate::capi::udt::nc_def_compound(ncid, 0, std::ptr::null(), xtypeid) }
+}
+
+/// Free a tag.
+///
+/// # Safety
+/// `tag` NULL or from `ncaux_begin_compound`, not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ncaux_abort_compound(tag: *mut c_void) -> c_int {
+    if !tag.is_null() {
+        // SAFETY: made by Box::into_raw in ncaux_begin_compound.
+        drop(unsafe { Box::from_raw(tag as *mut CompoundTag) });
+    }
+    0
 }
