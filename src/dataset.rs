@@ -56,6 +56,9 @@ pub struct Dataset {
     pub ncproperties: Option<String>,
     /// Chunk caches, per (group id, variable id).
     pub caches: HashMap<(usize, usize), ChunkCache>,
+    /// The process that opened it: a forked child that finds another pid
+    /// here inherited the dataset (see [`Dataset::adopt_if_inherited`]).
+    pub owner_pid: u32,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -114,6 +117,7 @@ impl Dataset {
             created: true,
             ncproperties: Some(our_ncproperties()),
             caches: HashMap::new(),
+            owner_pid: std::process::id(),
         })
     }
 
@@ -138,7 +142,28 @@ impl Dataset {
             created: false,
             ncproperties: read.ncproperties,
             caches: HashMap::new(),
+            owner_pid: std::process::id(),
         })
+    }
+
+    /// A forked child shares its parent's open datasets, which the parent
+    /// goes on writing. So in the child they become read-only views of
+    /// what the parent had at the fork (its unwritten chunks included):
+    /// reads and inquiries work, writes are NC_EPERM, and closing or
+    /// aborting writes and deletes nothing. Datasets the child opens
+    /// itself are its own. Called on every access, before the call uses
+    /// the dataset.
+    pub fn adopt_if_inherited(&mut self) {
+        let pid = std::process::id();
+        if self.owner_pid == pid {
+            return;
+        }
+        self.owner_pid = pid;
+        self.model.writable = false;
+        self.created = false;
+        // The parent's unwritten chunks stay readable here, but must never
+        // be written from here when evicted.
+        self.caches.values_mut().for_each(ChunkCache::mark_clean);
     }
 
     /// Remove a dataset's whole store (`nc_delete`). It must open as a

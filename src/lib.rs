@@ -18,6 +18,7 @@ pub mod convert;
 pub mod dataset;
 pub mod error;
 pub mod format;
+pub mod gate;
 pub mod io;
 pub mod model;
 pub mod rc;

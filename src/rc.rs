@@ -157,7 +157,10 @@ impl RcTable {
 /// The process's table, read on first use.
 static TABLE: Mutex<Option<RcTable>> = Mutex::new(None);
 
+/// Use the table, inside the call gate ([`crate::gate`]: no `fork` while
+/// its lock is held or it is being read from the files).
 fn with_table<R>(f: impl FnOnce(&mut RcTable) -> R) -> NcResult<R> {
+    let _inside = crate::gate::enter();
     let mut guard = TABLE.lock().map_err(|_| NcError::EINTERNAL)?;
     Ok(f(guard.get_or_insert_with(RcTable::load_from_environment)))
 }

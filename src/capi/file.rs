@@ -322,15 +322,40 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
 /// The library version in netcdf-c's shape ("4.9.0 of Jan  1 2023 12:00:00
 /// $"): the netCDF API version first, which programs parse, then this
 /// library's name and version where netcdf-c has its build date, e.g.
-/// "4.9.3 of nczarr-rs 0.1.0 $".
-static LIBVERS: std::sync::LazyLock<std::ffi::CString> = std::sync::LazyLock::new(|| {
-    let text = format!("{} of nczarr-rs {} $", crate::NC_API_VERSION, env!("CARGO_PKG_VERSION"));
-    std::ffi::CString::new(text).unwrap_or_default()
-});
+/// "4.9.3 of nczarr-rs 0.1.0 $". Built at compile time: a lazily built
+/// string could be caught half-made by a `fork`.
+static LIBVERS: [u8; LIBVERS_LEN] = libvers();
+
+const LIBVERS_PARTS: [&str; 4] = [crate::NC_API_VERSION, " of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $"];
+const LIBVERS_LEN: usize = {
+    let mut len = 1; // the NUL
+    let mut i = 0;
+    while i < LIBVERS_PARTS.len() {
+        len += LIBVERS_PARTS[i].len();
+        i += 1;
+    }
+    len
+};
+
+const fn libvers() -> [u8; LIBVERS_LEN] {
+    let mut out = [0u8; LIBVERS_LEN];
+    let (mut at, mut part) = (0, 0);
+    while part < LIBVERS_PARTS.len() {
+        let bytes = LIBVERS_PARTS[part].as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            out[at] = bytes[i];
+            at += 1;
+            i += 1;
+        }
+        part += 1;
+    }
+    out
+}
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_libvers() -> *const c_char {
-    LIBVERS.as_ptr()
+    LIBVERS.as_ptr() as *const c_char
 }
 
 /// The message for a status code: netCDF's text, the system's for errno

@@ -26,8 +26,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::{NcError, NcResult, code};
 
-/// Run an API body, turning its result (or a panic) into a status code.
+/// Run an API body inside the call gate (see [`crate::gate`]: a `fork`
+/// waits for it), turning its result (or a panic) into a status code.
 pub(crate) fn guard(body: impl FnOnce() -> NcResult<()>) -> c_int {
+    let _inside = crate::gate::enter();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => code::NC_NOERR,
         Ok(Err(NcError(status))) => status,

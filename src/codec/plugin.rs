@@ -73,8 +73,10 @@ pub struct Registry {
 
 static REGISTRY: OnceLock<Registry> = OnceLock::new();
 
-/// The plugins, scanned on first use.
+/// The plugins, scanned on first use, inside the call gate so that a
+/// `fork` never copies a scan half done ([`crate::gate`]).
 pub fn registry() -> &'static Registry {
+    let _inside = crate::gate::enter();
     REGISTRY.get_or_init(scan)
 }
 

@@ -29,7 +29,10 @@ fn atoi(s: &[u8]) -> i64 {
     super::scan::strtol(s).map_or(0, |(v, _)| i64::from(v as i32))
 }
 
+/// Use the switch, inside the call gate ([`crate::gate`]: no `fork`
+/// while its lock is held).
 fn with_setting<T>(f: impl FnOnce(&mut i32) -> T) -> T {
+    let _inside = crate::gate::enter();
     let mut guard = LOGGING.lock().unwrap_or_else(|e| e.into_inner());
     let setting = guard.get_or_insert_with(initial_setting);
     f(setting)

@@ -24,11 +24,14 @@ pub const DEFAULT_SETTINGS: CacheSettings = CacheSettings { size: 64 << 20, nele
 static DEFAULTS: Mutex<CacheSettings> = Mutex::new(DEFAULT_SETTINGS);
 
 pub fn default_settings() -> CacheSettings {
+    // Inside the call gate: no `fork` while the lock is held.
+    let _inside = crate::gate::enter();
     DEFAULTS.lock().map(|s| *s).unwrap_or(DEFAULT_SETTINGS)
 }
 
 pub fn set_default_settings(settings: CacheSettings) -> NcResult<()> {
     check(&settings)?;
+    let _inside = crate::gate::enter();
     *DEFAULTS.lock().map_err(|_| NcError::EINTERNAL)? = settings;
     Ok(())
 }

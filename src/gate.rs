@@ -1,0 +1,159 @@
+//! The call gate: how the library stays usable in a process that forks.
+//!
+//! `fork()` copies only the calling thread. A lock another thread held at
+//! that instant stays locked forever in the child, and a lazy
+//! initialisation another thread was running never finishes there. This
+//! library runs inside Python with multiprocessing, Dask workers and MPI
+//! jobs, so it must not leave such traps. The rule that prevents them:
+//!
+//! * every library call (each C entry point's [`guard`](crate::capi)) and
+//!   every accessor of process-wide state (the dataset table, the plugin
+//!   registry, the `.ncrc` table, the log switch, the cache defaults)
+//!   runs while its thread holds the gate shared, re-entrantly;
+//! * `fork()` takes the gate exclusively first (a `pthread_atfork`
+//!   handler registered when the library is loaded). It therefore waits
+//!   until no other thread is inside the library and keeps new calls out
+//!   until the fork is done, so the child starts with every library lock
+//!   free and every lazy initialisation either done or not begun.
+//!
+//! A fork waits at most for the calls in flight to return. A thread that
+//! forks from inside a library call (a filter plugin calling `fork`) cannot
+//! wait for itself; the gate is then not taken, as no lock can be.
+//!
+//! Datasets a child inherits are its parent's: see
+//! [`Dataset::adopt_if_inherited`](crate::dataset::Dataset).
+
+use std::cell::{Cell, RefCell};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+static GATE: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// How many gated calls this thread is inside (calls re-enter: a
+    /// plugin asks `nc_inq_var` during a read).
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The shared hold of this thread's outermost call.
+    static SHARED: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
+    /// The exclusive hold taken by the fork in progress on this thread.
+    static FORKING: RefCell<Option<RwLockWriteGuard<'static, ()>>> = const { RefCell::new(None) };
+}
+
+/// Proof that this thread is inside the gate; leaving it when dropped.
+#[must_use]
+pub struct Inside(());
+
+/// Enter the gate (waiting while a fork is in progress); cheap when this
+/// thread is already inside.
+pub fn enter() -> Inside {
+    let depth = DEPTH.get();
+    if depth == 0 {
+        // A poisoned gate only means a thread panicked while inside; the
+        // gate protects no data of its own.
+        let hold = GATE.read().unwrap_or_else(|e| e.into_inner());
+        SHARED.set(Some(hold));
+    }
+    DEPTH.set(depth + 1);
+    Inside(())
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        let depth = DEPTH.get() - 1;
+        DEPTH.set(depth);
+        if depth == 0 {
+            SHARED.set(None);
+        }
+    }
+}
+
+/// `pthread_atfork` prepare handler: wait for every other thread to leave
+/// the library, and keep them out.
+extern "C" fn before_fork() {
+    if DEPTH.get() == 0 {
+        let hold = GATE.write().unwrap_or_else(|e| e.into_inner());
+        FORKING.set(Some(hold));
+    }
+}
+
+/// Parent and child handler: open the gate again. In the child this
+/// unlocks the copy of the lock the forking thread took; no other thread
+/// exists there.
+extern "C" fn after_fork() {
+    FORKING.set(None);
+}
+
+/// Register the fork handlers as the library is loaded (before any thread
+/// can be inside it), from the ELF initialiser list.
+extern "C" fn register_fork_handlers() {
+    // SAFETY: pthread_atfork stores three function pointers; ours are
+    // `extern "C"` functions that live as long as the library.
+    unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork)) };
+}
+
+#[used]
+#[unsafe(link_section = ".init_array")]
+static REGISTER_FORK_HANDLERS: extern "C" fn() = register_fork_handlers;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn re_entry_holds_once_and_releases_at_the_outermost_exit() {
+        let outer = enter();
+        let inner = enter();
+        assert_eq!(DEPTH.get(), 2);
+        drop(inner);
+        assert!(SHARED.with_borrow(Option::is_some));
+        drop(outer);
+        assert_eq!(DEPTH.get(), 0);
+        assert!(SHARED.with_borrow(Option::is_none));
+    }
+
+    /// Every file that declares a process-wide lock or lazily initialised
+    /// static must use it inside the gate; a new one that does not fails
+    /// here, instead of hanging some forked child one day.
+    #[test]
+    fn every_process_wide_lock_is_behind_the_gate() {
+        let kinds = ["Mutex<", "RwLock<", "OnceLock<", "LazyLock<", "Once ", "Once="];
+        let mut unguarded = Vec::new();
+        let mut pending = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") || path.ends_with("gate.rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let declares = text.lines().any(|l| {
+                    let l = l.trim_start();
+                    (l.starts_with("static ") || l.starts_with("pub static ") || l.starts_with("pub(crate) static "))
+                        && kinds.iter().any(|k| l.contains(k))
+                });
+                if declares && !text.contains("gate::enter()") {
+                    unguarded.push(path.display().to_string());
+                }
+            }
+        }
+        assert!(unguarded.is_empty(), "process-wide locks used outside the call gate in {unguarded:?}");
+    }
+
+    #[test]
+    fn forking_waits_for_calls_in_flight() {
+        let inside = enter();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let forker = std::thread::spawn(move || {
+            before_fork();
+            tx.send(()).unwrap();
+            after_fork();
+        });
+        assert!(rx.recv_timeout(std::time::Duration::from_millis(100)).is_err(), "the fork did not wait");
+        drop(inside);
+        rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the fork never proceeded");
+        forker.join().unwrap();
+    }
+}
