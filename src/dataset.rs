@@ -3,6 +3,7 @@
 //! abort).
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{NcError, NcResult};
 use crate::format::{self, WriteOptions};
@@ -46,7 +47,8 @@ pub struct Dataset {
     /// The name exactly as given to `nc_create`/`nc_open` (`nc_inq_path`).
     pub path: String,
     pub url: DatasetUrl,
-    pub store: Box<dyn Zmap>,
+    /// Shared, so reads can fetch chunks with the dataset unlocked.
+    pub store: Arc<dyn Zmap>,
     pub model: Model,
     /// The create/open mode, with NC_NETCDF4 added as netcdf-c does.
     pub mode: i32,
@@ -92,6 +94,14 @@ fn check_plain_path(path: &std::path::Path) -> NcResult<()> {
     }
 }
 
+/// Lock a shared dataset for a call. A poisoned lock means an earlier
+/// call panicked half-way through; its state cannot be trusted.
+pub fn lock(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
+    let mut ds = shared.lock().map_err(|_| NcError::EINTERNAL)?;
+    ds.adopt_if_inherited();
+    Ok(ds)
+}
+
 impl Dataset {
     pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         check_mode_flags(cmode)?;
@@ -111,7 +121,7 @@ impl Dataset {
         Ok(Dataset {
             path: path.to_string(),
             url,
-            store: Box::new(store),
+            store: Arc::new(store),
             model,
             mode: cmode | NC_NETCDF4,
             created: true,
@@ -136,7 +146,7 @@ impl Dataset {
         Ok(Dataset {
             path: path.to_string(),
             url,
-            store: Box::new(store),
+            store: Arc::new(store),
             model,
             mode: mode | NC_NETCDF4,
             created: false,

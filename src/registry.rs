@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, lock};
 use crate::error::{NcError, NcResult};
 use crate::gate;
 
@@ -49,14 +49,6 @@ fn lookup(inside: &gate::Inside, ncid: i32) -> NcResult<(Shared, usize)> {
     Ok((Arc::clone(ds), (ncid & GROUP_MASK) as usize))
 }
 
-/// Lock a dataset for a call. A poisoned lock means an earlier call
-/// panicked half-way; its state cannot be trusted.
-pub fn lock(ds: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
-    let mut guard = ds.lock().map_err(|_| NcError::EINTERNAL)?;
-    guard.adopt_if_inherited();
-    Ok(guard)
-}
-
 /// Run `f` on the dataset and group an ncid names.
 pub fn with<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) -> NcResult<R> {
     let inside = gate::enter();
@@ -70,7 +62,8 @@ pub fn with<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) ->
 
 /// The dataset and group an ncid names, for calls that lock the dataset
 /// only for parts of their work (reads decode chunks unlocked). Call
-/// inside the gate (a C entry point's `guard`) and lock with [`lock`].
+/// inside the gate (a C entry point's `guard`) and lock with
+/// [`crate::dataset::lock`].
 pub fn shared(ncid: i32) -> NcResult<(Shared, usize)> {
     let inside = gate::enter();
     let (ds, grp) = lookup(&inside, ncid)?;

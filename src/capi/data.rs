@@ -84,14 +84,10 @@ unsafe fn selection(
 /// `ip` must have room for the selection; the slab pointers as for the form.
 pub unsafe fn get(ncid: c_int, varid: c_int, form: Form, args: SlabArgs, ip: *mut c_void, mem_type: c_int) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
-            let sel = unsafe { selection(ds, grp, varid, form, args, Access::Read) }?;
-            if ip.is_null() && !sel.is_empty() {
-                return Err(NcError::EINVAL);
-            }
-            let range_error = unsafe { engine::read(ds, grp, varid, &sel, mem_type, ip as *mut u8) }?;
-            if range_error { Err(NcError::ERANGE) } else { Ok(()) }
-        })
+        let (shared, grp) = registry::shared(ncid)?;
+        let select = |ds: &Dataset| unsafe { selection(ds, grp, varid, form, args, Access::Read) };
+        let range_error = unsafe { engine::read(&shared, grp, varid, mem_type, ip as *mut u8, select) }?;
+        if range_error { Err(NcError::ERANGE) } else { Ok(()) }
     })
 }
 

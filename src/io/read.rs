@@ -4,6 +4,7 @@
 //! caller's buffer when no conversion is needed.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use super::chunk_io::{decode_or_fill, load_chunks, store_all};
 use super::copy::{copy_out, copy_run_out};
@@ -11,7 +12,7 @@ use super::engine::{cache_for, prepare};
 use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
 use super::layout::VarLayout;
 use super::selection::Selection;
-use crate::dataset::Dataset;
+use crate::dataset::{self, Dataset};
 use crate::error::{NcError, NcResult};
 use crate::types::*;
 use crate::zmap::Zmap;
@@ -113,58 +114,96 @@ unsafe fn copy_out_ranged(
     }
 }
 
-/// Read a checked selection into `buf`. Returns whether a value was out of
-/// range for `mem_type` (every value is delivered regardless).
+/// A part to read after the dataset is unlocked.
+enum Pending<'a> {
+    /// Its chunk is among those fetched whole.
+    Fetched(&'a ChunkPart),
+    /// Read by byte ranges, as planned.
+    Ranged(&'a ChunkPart, PartRead),
+}
+
+/// Read the selection `select` makes (from the dataset as it is when the
+/// read starts) into `buf`. Returns whether a value was out of range for
+/// `mem_type` (every value is delivered regardless).
+///
+/// The dataset is locked only to plan the read and copy out the chunks
+/// its cache holds, and again at the end to cache what was fetched;
+/// fetching and decoding the other chunks (most of a read's time) happen
+/// unlocked, so readers of one dataset on several threads proceed
+/// together, and a writer between the two phases only makes the read
+/// return, chunk by chunk, the values before or after its write.
 ///
 /// # Safety
 /// `buf` must hold the selection in `mem_type` at the selection's imap.
 pub unsafe fn read(
-    ds: &mut Dataset,
+    shared: &Mutex<Dataset>,
     grp: usize,
     varid: i32,
-    sel: &Selection,
     mem_type: NcType,
     buf: *mut u8,
+    select: impl FnOnce(&Dataset) -> NcResult<Selection>,
 ) -> NcResult<bool> {
-    let mem_type = prepare(ds, grp, varid, mem_type)?;
+    // Phase 1, locked: plan, and copy what the cache has.
+    let mut ds = dataset::lock(shared)?;
+    let mem_type = prepare(&mut ds, grp, varid, mem_type)?;
+    let sel = select(&ds)?;
     if sel.is_empty() {
         return Ok(false);
     }
-    let layout = VarLayout::of(&ds.model, grp, varid)?;
-    let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
-    let missing: Vec<Vec<usize>> = {
-        let cache = cache_for(ds, grp, varid);
-        parts
-            .iter()
-            .filter(|p| !cache.contains(&p.idx) && matches!(plan_part_read(&layout, sel, p, mem_type), PartRead::Whole))
-            .map(|p| p.idx.clone())
-            .collect()
-    };
-    let fetched: HashMap<Vec<usize>, Vec<u8>> =
-        missing.iter().cloned().zip(load_chunks(ds.store.as_ref(), &layout, &missing)?).collect();
-    let mut range_error = false;
-    let cache = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
-    for part in &parts {
-        let chunk = match fetched.get(&part.idx) {
-            Some(c) => c.as_slice(),
-            None => match cache.get(&part.idx) {
-                Some(c) => c,
-                None => {
-                    let plan = plan_part_read(&layout, sel, part, mem_type);
-                    range_error |=
-                        unsafe { copy_out_ranged(ds.store.as_ref(), &layout, sel, part, plan, mem_type, buf) }?;
-                    continue;
-                }
-            },
-        };
-        range_error |= unsafe { copy_out(&layout, sel, part, chunk, 0, mem_type, buf) }?;
+    if buf.is_null() {
+        return Err(NcError::EINVAL);
     }
+    let layout = VarLayout::of(&ds.model, grp, varid)?;
+    let parts = chunk_parts(&sel, &layout.chunks, &layout.shape);
+    let store = Arc::clone(&ds.store);
+    let mut range_error = false;
+    let mut pending = Vec::new();
+    let mut missing = Vec::new();
+    {
+        let cache = cache_for(&mut ds, grp, varid);
+        for part in &parts {
+            if let Some(chunk) = cache.get(&part.idx) {
+                range_error |= unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?;
+                continue;
+            }
+            match plan_part_read(&layout, &sel, part, mem_type) {
+                PartRead::Whole => {
+                    missing.push(part.idx.clone());
+                    pending.push(Pending::Fetched(part));
+                }
+                plan => pending.push(Pending::Ranged(part, plan)),
+            }
+        }
+    }
+    drop(ds);
+
+    // Phase 2, unlocked: fetch, decode and copy out the rest.
+    let fetched: HashMap<Vec<usize>, Vec<u8>> =
+        missing.iter().cloned().zip(load_chunks(store.as_ref(), &layout, &missing)?).collect();
+    for item in pending {
+        range_error |= match item {
+            Pending::Fetched(part) => {
+                let chunk = fetched.get(&part.idx).ok_or(NcError::EINTERNAL)?;
+                unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?
+            }
+            Pending::Ranged(part, plan) => {
+                unsafe { copy_out_ranged(store.as_ref(), &layout, &sel, part, plan, mem_type, buf) }?
+            }
+        };
+    }
+
+    // Phase 3, locked: keep what was fetched, unless a write meanwhile
+    // cached a newer version of a chunk.
+    let mut ds = dataset::lock(shared)?;
+    let cache = cache_for(&mut ds, grp, varid);
     if cache.can_hold(layout.chunk_bytes()) {
         let mut evicted = Vec::new();
         for (idx, data) in fetched {
-            evicted.extend(cache.insert(idx, data, false));
+            if !cache.contains(&idx) {
+                evicted.extend(cache.insert(idx, data, false));
+            }
         }
-        store_all(ds.store.as_ref(), &layout, evicted)?;
+        store_all(store.as_ref(), &layout, evicted)?;
     }
     Ok(range_error)
 }
