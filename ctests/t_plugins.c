@@ -57,6 +57,43 @@ int main(void)
         OK(nc_inq_var_filter(ncid, v, &id, &n, &param));
         EQ_INT(id, 40001); EQ_INT(param, 0x5a);
     }
+
+    /* The plugin path (4.9.3 API): what HDF5_PLUGIN_PATH names (the runner
+     * sets one directory); replacing it takes effect at the next filter
+     * question. */
+    {
+        size_t ndirs = 0;
+        OK(nc_plugin_path_ndirs(&ndirs));
+        EQ_INT(ndirs, 1);
+        NCPluginList got = {0, NULL};
+        OK(nc_plugin_path_get(&got));
+        EQ_INT(got.ndirs, 1);
+        EQ_STR(got.dirs[0], getenv("HDF5_PLUGIN_PATH"));
+        char *saved = got.dirs[0];
+        free(got.dirs);
+
+        NCPluginList none = {0, NULL};
+        OK(nc_plugin_path_set(&none));
+        OK(nc_plugin_path_ndirs(&ndirs));
+        EQ_INT(ndirs, 0);
+        ERR(NC_ENOFILTER, nc_inq_filter_avail(ncid, 40001));
+        ERR(NC_EINVAL, nc_plugin_path_set(NULL));
+
+        char *dirs[2] = {"/nonexistent/dir", saved};
+        NCPluginList two = {2, dirs};
+        OK(nc_plugin_path_set(&two));
+        OK(nc_inq_filter_avail(ncid, 40001));
+        OK(nc_get_var_short(ncid, v, back));
+        TRUE_OR_FAIL(memcmp(data, back, sizeof data) == 0);
+        char *room[2] = {NULL, NULL};
+        NCPluginList into = {0, room};
+        OK(nc_plugin_path_get(&into));
+        EQ_INT(into.ndirs, 2);
+        EQ_STR(room[0], "/nonexistent/dir");
+        free(room[0]);
+        free(room[1]);
+        free(saved);
+    }
     OK(nc_close(ncid));
     PASS();
 }

@@ -4,9 +4,10 @@
 //! (netcdf-c's answer when no plugin provides a filter) rather than
 //! silently writing uncompressed data.
 
-use std::ffi::{c_int, c_uint};
+use std::ffi::{c_char, c_int, c_uint};
 
-use super::{guard, put, put_slice, read_array};
+use super::{c_str, cmem, guard, put, put_slice, read_array};
+use crate::codec::plugin;
 use crate::codec::spec::{self, BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, SZIP, ZSTD};
 use crate::error::{NcError, NcResult};
 use crate::registry;
@@ -312,6 +313,85 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
                 put(subcompressorp, p[6]);
             }
         }
+        Ok(())
+    })
+}
+
+/// `NCPluginList`: a count and an array of C strings.
+#[repr(C)]
+pub struct NcPluginList {
+    pub ndirs: usize,
+    pub dirs: *mut *mut c_char,
+}
+
+/// How many directories the plugin path has.
+///
+/// # Safety
+/// `ndirsp` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
+    guard(|| {
+        unsafe { put(ndirsp, plugin::plugin_dirs().len()) };
+        Ok(())
+    })
+}
+
+/// The plugin path's directories, as malloc'ed strings the caller frees.
+/// With `dirs->dirs` NULL the array is allocated too (the caller frees it);
+/// otherwise it must have room for every directory (ask
+/// `nc_plugin_path_ndirs` first), as in netcdf-c.
+///
+/// # Safety
+/// `dirs` NULL or an `NCPluginList` as described.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NcPluginList) -> c_int {
+    guard(|| {
+        if dirs.is_null() {
+            return Ok(());
+        }
+        let paths = plugin::plugin_dirs();
+        // SAFETY: the caller's list, checked non-NULL.
+        let list = unsafe { &mut *dirs };
+        list.ndirs = paths.len();
+        if paths.is_empty() {
+            return Ok(());
+        }
+        if list.dirs.is_null() {
+            // SAFETY: calloc checks the multiplication.
+            list.dirs = unsafe { libc::calloc(paths.len(), std::mem::size_of::<*mut c_char>()) } as *mut *mut c_char;
+            if list.dirs.is_null() {
+                return Err(NcError::ENOMEM);
+            }
+        }
+        for (i, path) in paths.iter().enumerate() {
+            let copy = cmem::malloc_cstring(path.as_bytes())?;
+            // SAFETY: the array has room for `paths.len()` pointers.
+            unsafe { list.dirs.add(i).write(copy) };
+        }
+        Ok(())
+    })
+}
+
+/// Replace the plugin path. The next filter question scans the new
+/// directories (libraries already loaded stay loaded).
+///
+/// # Safety
+/// `dirs` NULL or an `NCPluginList` whose `dirs` holds `ndirs` C strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NcPluginList) -> c_int {
+    guard(|| {
+        if dirs.is_null() {
+            return Err(NcError::EINVAL);
+        }
+        // SAFETY: the caller's list, checked non-NULL.
+        let list = unsafe { &*dirs };
+        let entries = unsafe { read_array(list.dirs as *const *const c_char, list.ndirs) }?;
+        let mut paths = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let path = unsafe { c_str(entry, NcError::EINVAL) }?;
+            paths.push(path.to_string());
+        }
+        plugin::set_plugin_dirs(paths);
         Ok(())
     })
 }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use crate::error::{NcError, NcResult};
 
@@ -71,13 +71,58 @@ pub struct Registry {
     _libraries: Vec<libloading::os::unix::Library>,
 }
 
-static REGISTRY: OnceLock<Registry> = OnceLock::new();
+/// The plugin search path and what a scan of it found.
+struct Plugins {
+    /// The directories to search; `None` until `nc_plugin_path_set` or the
+    /// first need, which takes them from the environment.
+    dirs: Option<Vec<String>>,
+    /// The scan of the directories as they are now; `None` until needed,
+    /// and again after the path changes (the next need rescans).
+    /// Registries are leaked: plugins hand out pointers into libraries
+    /// that are never unloaded, and old registries are tiny.
+    scanned: Option<&'static Registry>,
+    /// Codec halves whose `NCZ_codec_initialize` has run: once per
+    /// process, however many scans find them.
+    initialized: Vec<usize>,
+}
 
-/// The plugins, scanned on first use, inside the call gate so that a
-/// `fork` never copies a scan half done ([`crate::gate`]).
-pub fn registry() -> &'static Registry {
+static PLUGINS: Mutex<Plugins> = Mutex::new(Plugins { dirs: None, scanned: None, initialized: Vec::new() });
+
+/// Use the plugin state, inside the call gate so that a `fork` never
+/// copies a scan half done or its lock held ([`crate::gate`]).
+fn with_plugins<R>(f: impl FnOnce(&mut Plugins) -> R) -> R {
     let _inside = crate::gate::enter();
-    REGISTRY.get_or_init(scan)
+    let mut plugins = PLUGINS.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut plugins)
+}
+
+/// The plugins, scanned on first use (and after the path changes).
+pub fn registry() -> &'static Registry {
+    with_plugins(|p| {
+        if let Some(reg) = p.scanned {
+            return reg;
+        }
+        let dirs = p.dirs.get_or_insert_with(dirs_from_environment).clone();
+        let reg: &'static Registry = Box::leak(Box::new(scan(&dirs, &mut p.initialized)));
+        p.scanned = Some(reg);
+        reg
+    })
+}
+
+/// The plugin directories (`nc_plugin_path_get`).
+pub fn plugin_dirs() -> Vec<String> {
+    with_plugins(|p| p.dirs.get_or_insert_with(dirs_from_environment).clone())
+}
+
+/// Replace the plugin directories (`nc_plugin_path_set`). Libraries
+/// already loaded stay loaded; the next filter question scans the new
+/// directories (netcdf-c scans once, so there a change after the first
+/// use has no effect).
+pub fn set_plugin_dirs(dirs: Vec<String>) {
+    with_plugins(|p| {
+        p.dirs = Some(dirs);
+        p.scanned = None;
+    });
 }
 
 /// Do plugins take precedence over built-in codecs?
@@ -85,21 +130,21 @@ pub fn prefer_plugins() -> bool {
     std::env::var("NCZARR_RS_PREFER_PLUGINS").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
 }
 
-/// The plugin directories: `HDF5_PLUGIN_PATH` (`:`-separated), else
-/// netcdf-c's default.
-pub fn plugin_dirs() -> Vec<String> {
+/// The plugin directories the environment names: `HDF5_PLUGIN_PATH`
+/// (`:`-separated), else netcdf-c's default.
+fn dirs_from_environment() -> Vec<String> {
     match std::env::var("HDF5_PLUGIN_PATH") {
         Ok(p) if !p.is_empty() => p.split(':').filter(|d| !d.is_empty()).map(str::to_string).collect(),
         _ => vec!["/usr/local/hdf5/lib/plugin".to_string()],
     }
 }
 
-fn scan() -> Registry {
+fn scan(dirs: &[String], initialized: &mut Vec<usize>) -> Registry {
     let mut h5: HashMap<u32, *const H5ZClass2> = HashMap::new();
     let mut codecs: HashMap<u32, *const NczCodec> = HashMap::new();
     let mut defaults: HashMap<u32, *const NczCodec> = HashMap::new();
     let mut libraries = Vec::new();
-    for dir in plugin_dirs() {
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
         paths.sort();
@@ -129,6 +174,10 @@ fn scan() -> Registry {
     }
     incomplete.extend(codecs.keys().filter(|id| !h5.contains_key(id)));
     for plugin in complete.values() {
+        if initialized.contains(&(plugin.codec as usize)) {
+            continue;
+        }
+        initialized.push(plugin.codec as usize);
         // SAFETY: a version-checked NCZ_codec_t from a loaded library.
         if let Some(init) = unsafe { (*plugin.codec).initialize } {
             unsafe { init() };
@@ -187,7 +236,7 @@ unsafe fn register(
 /// `nc_finalize`: tell loaded plugins we are done with them (their
 /// libraries stay loaded; netCDF calls after this still work).
 pub fn finalize() {
-    let Some(reg) = REGISTRY.get() else { return };
+    let Some(reg) = with_plugins(|p| p.scanned) else { return };
     for plugin in reg.complete.values() {
         // SAFETY: a version-checked NCZ_codec_t from a loaded library.
         if let Some(fini) = unsafe { (*plugin.codec).finalize } {
