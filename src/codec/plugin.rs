@@ -145,7 +145,7 @@ fn scan(dirs: &[String], initialized: &mut Vec<usize>) -> Registry {
     let mut defaults: HashMap<u32, *const NczCodec> = HashMap::new();
     let mut libraries = Vec::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
         let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
         paths.sort();
         for path in paths {
