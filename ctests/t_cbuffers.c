@@ -5,7 +5,8 @@
  * the caller's buffer; under `NCZARR_RS_CTEST_SANITIZE=asan` (make
  * memcheck-test) an overflow fails this test even where the answer looks
  * right. Also: strings we allocate for strided and mapped reads, freed
- * with nc_free_string (leaks show under LeakSanitizer and valgrind). */
+ * with nc_free_string (leaks show under LeakSanitizer and valgrind), and
+ * a map that sends several elements to one place. */
 #include "testutil.h"
 #include <sys/stat.h>
 
@@ -151,11 +152,34 @@ static void string_reads(void)
     OK(nc_close(ncid));
 }
 
+/* A map may send several elements to one place (imap 0: every row onto
+ * the first); the last one read stays, as in netcdf-c. Such a read must
+ * not take the path that borrows each run's destination separately. */
+static void overlapping_map(void)
+{
+    int ncid, x, y, v, dims[2], in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[5] = {0, 0, 0, 0, -1};
+    size_t start[2] = {0, 0}, count[2] = {2, 4};
+    ptrdiff_t imap[2] = {0, 1};
+    OK(nc_create(test_url("overlap"), NC_CLOBBER, &ncid));
+    OK(nc_def_dim(ncid, "x", 2, &x));
+    OK(nc_def_dim(ncid, "y", 4, &y));
+    dims[0] = x; dims[1] = y;
+    OK(nc_def_var(ncid, "v", NC_INT, 2, dims, &v));
+    OK(nc_put_var_int(ncid, v, in));
+    OK(nc_close(ncid));
+    OK(nc_open(test_url("overlap"), NC_NOWRITE, &ncid));
+    OK(nc_get_varm_int(ncid, v, start, count, NULL, imap, out));
+    for (int j = 0; j < 4; j++) EQ_INT(out[j], 5 + j);
+    EQ_INT(out[4], -1);
+    OK(nc_close(ncid));
+}
+
 int main(void)
 {
     long_names();
     many_dimensions();
     fill_values();
     string_reads();
+    overlapping_map();
     PASS();
 }

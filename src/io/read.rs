@@ -41,7 +41,9 @@ fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_typ
     }
     let nd = sel.count.len();
     let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
-    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 {
+    // Direct reads borrow each run's destination as a `&mut [u8]`; an
+    // imap that sends runs onto each other would make them alias.
+    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 && sel.maps_disjoint() {
         return PartRead::Direct;
     }
     let chunk_elems = layout.chunk_elems();
@@ -75,7 +77,8 @@ unsafe fn copy_out_ranged(
             let mut segments = Vec::new();
             for_each_run(sel, &layout.chunks, part, |run| {
                 // SAFETY: the run's destination lies inside the caller's
-                // buffer, and distinct runs never overlap.
+                // buffer, and distinct runs never overlap (the plan is
+                // Direct only when the selection's map is disjoint).
                 let dst = unsafe { std::slice::from_raw_parts_mut(buf.offset(run.mem_off * es as isize), run.n * es) };
                 segments.push(((run.chunk_off * es) as u64, dst));
                 Ok(())
