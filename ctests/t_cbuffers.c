@@ -152,6 +152,35 @@ static void string_reads(void)
     OK(nc_close(ncid));
 }
 
+/* A string read that fails part-way (here: a truncated second chunk)
+ * hands out no strings: the caller, seeing an error, frees none. */
+static void failed_string_read(void)
+{
+    int ncid, x, v;
+    const char *in[8] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+    char *out[2] = {NULL, NULL};
+    size_t chunk = 4, start = 3, count = 2;
+    OK(nc_create("file://fs.zarr#mode=nczarr,file", NC_CLOBBER, &ncid));
+    OK(nc_def_dim(ncid, "x", 8, &x));
+    OK(nc_def_var(ncid, "v", NC_STRING, 1, &x, &v));
+    OK(nc_def_var_chunking(ncid, v, NC_CHUNKED, &chunk));
+    OK(nc_put_var_string(ncid, v, in));
+    OK(nc_close(ncid));
+    FILE *f = fopen("fs.zarr/v/1", "w"); /* truncated to nothing */
+    TRUE_OR_FAIL(f != NULL);
+    fclose(f);
+    OK(nc_open("file://fs.zarr#mode=nczarr,file", NC_NOWRITE, &ncid));
+    /* Elements 3 and 4: a little of each chunk. */
+    TRUE_OR_FAIL(nc_get_vara_string(ncid, v, &start, &count, out) != NC_NOERR);
+    TRUE_OR_FAIL(out[0] == NULL && out[1] == NULL);
+    start = 0;
+    count = 1;
+    OK(nc_get_vara_string(ncid, v, &start, &count, out));
+    EQ_STR(out[0], "a");
+    OK(nc_free_string(1, out));
+    OK(nc_close(ncid));
+}
+
 /* A map may send several elements to one place (imap 0: every row onto
  * the first); the last one read stays, as in netcdf-c. Such a read must
  * not take the path that borrows each run's destination separately. */
@@ -180,6 +209,7 @@ int main(void)
     many_dimensions();
     fill_values();
     string_reads();
+    failed_string_read();
     overlapping_map();
     PASS();
 }

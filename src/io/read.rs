@@ -39,6 +39,14 @@ fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_typ
         // Byte ranges need raw chunks in C order.
         return PartRead::Whole;
     }
+    if layout.xtype == NC_STRING {
+        // Strings are handed out malloc'ed as they are copied. Whole
+        // chunks are all fetched (and checked) before the first is copied,
+        // so a read that fails has handed out none; ranges are fetched
+        // part by part, and a failing part would leave the strings of the
+        // parts before it to a caller who, seeing an error, frees nothing.
+        return PartRead::Whole;
+    }
     let nd = sel.count.len();
     let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
     // Direct reads borrow each run's destination as a `&mut [u8]`; an
