@@ -3,8 +3,11 @@
 # test (ctests/run.sh) and the tools ABI driver (ctests/tools_abi/run.sh),
 # once with AddressSanitizer + UBSan + LeakSanitizer compiled into the test
 # programs and plugins, once under valgrind memcheck (whole process, our
-# library included). ctests/sanitize/env.sh sets the flags; the
-# suppression files next to it say what is suppressed and why.
+# library included); under valgrind also the Fortran programs over
+# Debian's netcdf-fortran (tests/fortran/run.sh), which reach us through C
+# strings and buffers netcdf-fortran sizes its own way.
+# ctests/sanitize/env.sh sets the flags; the suppression files next to it
+# say what is suppressed and why.
 #
 # Usage: ctests/memcheck.sh [LIBDIR] [asan|valgrind ...]   (default: both)
 set -u -o pipefail
@@ -18,6 +21,9 @@ for mode in "${modes[@]}"; do
     start=$SECONDS
     NCZARR_RS_CTEST_SANITIZE=$mode "$here/run.sh" "$libdir" || status=1
     NCZARR_RS_CTEST_SANITIZE=$mode "$here/tools_abi/run.sh" "$libdir" | grep -v '^  |' || status=1
+    if [ "$mode" = valgrind ]; then
+        NCZARR_RS_CTEST_SANITIZE=$mode "$(dirname "$here")/tests/fortran/run.sh" "$libdir" || status=1
+    fi
     echo "memcheck ($mode): $((SECONDS - start))s"
 done
 exit $status

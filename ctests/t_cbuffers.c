@@ -5,8 +5,9 @@
  * the caller's buffer; under `NCZARR_RS_CTEST_SANITIZE=asan` (make
  * memcheck-test) an overflow fails this test even where the answer looks
  * right. Also: strings we allocate for strided and mapped reads, freed
- * with nc_free_string (leaks show under LeakSanitizer and valgrind), and
- * a map that sends several elements to one place. */
+ * with nc_free_string (leaks show under LeakSanitizer and valgrind), a
+ * map that sends several elements to one place, and the version string as
+ * netcdf-fortran reads it. */
 #include "testutil.h"
 #include <sys/stat.h>
 
@@ -203,6 +204,16 @@ static void overlapping_map(void)
     OK(nc_close(ncid));
 }
 
+/* netcdf-fortran's NF_INQ_LIBVERS reads 81 characters from what
+ * nc_inq_libvers() returns, however short the string. */
+static void libvers_as_fortran_reads_it(void)
+{
+    char buf[81];
+    memcpy(buf, nc_inq_libvers(), sizeof buf);
+    TRUE_OR_FAIL(memchr(buf, 0, sizeof buf) != NULL);
+    TRUE_OR_FAIL(strstr(buf, "nczarr-rs") != NULL);
+}
+
 int main(void)
 {
     long_names();
@@ -211,5 +222,6 @@ int main(void)
     string_reads();
     failed_string_read();
     overlapping_map();
+    libvers_as_fortran_reads_it();
     PASS();
 }

@@ -323,14 +323,35 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
 /// $"): the netCDF API version first, which programs parse, then this
 /// library's name and version where netcdf-c has its build date, e.g.
 /// "4.9.3 of nczarr-rs 0.1.0 $".
-static LIBVERS: std::sync::LazyLock<std::ffi::CString> = std::sync::LazyLock::new(|| {
-    let text = format!("{} of nczarr-rs {} $", crate::NC_API_VERSION, env!("CARGO_PKG_VERSION"));
-    std::ffi::CString::new(text).unwrap_or_default()
-});
+///
+/// A static array, NUL-padded to LIBVERS_LEN bytes, as netcdf-c's is
+/// static: netcdf-fortran's NF_INQ_LIBVERS reads 81 characters from the
+/// pointer (a `Character(LEN=81)` pointer it passes to LEN_TRIM) whatever
+/// the string's length, which overran the heap copy this used to be.
+static LIBVERS: [u8; LIBVERS_LEN] = libvers();
+const LIBVERS_LEN: usize = 96;
+
+const fn libvers() -> [u8; LIBVERS_LEN] {
+    let parts = [crate::NC_API_VERSION, " of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $"];
+    let mut out = [0u8; LIBVERS_LEN];
+    let (mut n, mut p) = (0, 0);
+    while p < parts.len() {
+        let bytes = parts[p].as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            out[n] = bytes[i];
+            (n, i) = (n + 1, i + 1);
+        }
+        p += 1;
+    }
+    // Checked at compile time: the text and its NUL within what Fortran reads.
+    assert!(n < 81);
+    out
+}
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_libvers() -> *const c_char {
-    LIBVERS.as_ptr()
+    LIBVERS.as_ptr() as *const c_char
 }
 
 /// The message for a status code: netCDF's text, the system's for errno
