@@ -1,6 +1,12 @@
 //! Datasets as a whole: create, open, define mode, close, and inquiries
 //! about the dataset or group rather than one object in it.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int};
 
 use super::{c_str, guard, put, put_name, put_slice};
@@ -415,6 +421,8 @@ pub unsafe extern "C" fn nc_free_string(len: usize, data: *mut *mut c_char) -> c
             return Ok(());
         }
         for i in 0..len {
+            // SAFETY: `data` holds `len` pointers, each NULL or a string
+            // this library malloc'ed (cmem::malloc_cstring) for the caller.
             unsafe {
                 let p = data.add(i).read_unaligned();
                 if !p.is_null() {

@@ -101,6 +101,7 @@ unsafe fn copy_out_ranged(
         PartRead::Span { first, span } => {
             let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
             let bytes = decode_or_fill(layout, bytes, span);
+            // SAFETY: `buf` holds the whole selection (our contract).
             unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
         }
         PartRead::Runs | PartRead::Whole => {
@@ -116,6 +117,7 @@ unsafe fn copy_out_ranged(
                 let elems = ranges[k].1 / es;
                 let bytes = decode_or_fill(layout, fetched.as_ref().map(|f| f[k].clone()), elems);
                 k += 1;
+                // SAFETY: `buf` holds the whole selection, so this run.
                 range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
                 Ok(())
             })?;
@@ -162,12 +164,14 @@ pub unsafe fn read(
                 Some(c) => c,
                 None => {
                     let plan = plan_part_read(&layout, sel, part, mem_type);
+                    // SAFETY: `buf` holds the whole selection (our contract).
                     range_error |=
                         unsafe { copy_out_ranged(ds.store.as_ref(), &layout, sel, part, plan, mem_type, buf) }?;
                     continue;
                 }
             },
         };
+        // SAFETY: as above.
         range_error |= unsafe { copy_out(&layout, sel, part, chunk, 0, mem_type, buf) }?;
     }
     if cache.can_hold(layout.chunk_bytes()) {
