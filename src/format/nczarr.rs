@@ -435,8 +435,9 @@ mod tests {
         assert!(read_dataset(&store, false).is_ok(), "NC_MAX_VAR_DIMS dimensions fit");
         store.put("v/.zarray", array(&ones(1025), "7").as_bytes()).unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "rank");
-        // A fill value that is not one value is not used (the type's default is).
-        for (fill, want) in [("7", 7), ("[8]", 8), ("[1, 2, 3]", -2147483647), ("[]", -2147483647)] {
+        // A fill value is one value: the first of several, the type's
+        // default for none.
+        for (fill, want) in [("7", 7), ("[8]", 8), ("[1, 2, 3]", 1), ("[]", -2147483647)] {
             store.put("v/.zarray", array("[4]", fill).as_bytes()).unwrap();
             let model = read_dataset(&store, false).unwrap().model;
             assert_eq!(model.var(0, 0).unwrap().fill, Some(Values::Int(vec![want])), "{fill}");

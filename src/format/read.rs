@@ -547,14 +547,20 @@ fn zero_of(t: NcType) -> NcResult<Values> {
 
 /// Decode a `.zarray` fill value into the variable's type. Strings are
 /// taken as written (netcdf-c's convention), not base64-decoded. A fill
-/// value is one value: `nc_inq_var_fill` writes it into room for one.
+/// value is one value (`nc_inq_var_fill` writes it into room for one): of
+/// an array, the first is kept (a complex fill, `[re, im]`, shows its real
+/// part on the ubyte stand-in of an unsupported dtype); none is an error.
 fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
-    let fill = match (xtype, v) {
+    let mut fill = match (xtype, v) {
         (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
         (t, Value::Bool(b)) => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
         (t, _) => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
     }?;
-    if fill.len() == 1 { Ok(fill) } else { Err(NcError::ENCZARR) }
+    if fill.is_empty() {
+        return Err(NcError::ENCZARR);
+    }
+    fill.truncate(1);
+    Ok(fill)
 }

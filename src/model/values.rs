@@ -69,6 +69,15 @@ impl Values {
         }
     }
 
+    /// Keep the first `n` values.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            Values::Char(v) => v.truncate(n),
+            Values::String(v) => v.truncate(n),
+            other => with_numeric!(other, v => v.truncate(n), _ => unreachable!()),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
