@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest interop-test package-test \
+.PHONY: all build quickstart test deps lint unit-test abi-check ctest memcheck-test interop-test package-test \
 	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest tools-abi-test interop-test tools-test fortran-test package-test
+test: deps lint build unit-test abi-check ctest memcheck-test tools-abi-test interop-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -61,6 +61,10 @@ abi-check: build
 
 ctest: build
 	ctests/run.sh $(LIBDIR)
+
+# The C tests under AddressSanitizer (+UBSan, LeakSanitizer) and valgrind.
+memcheck-test: build
+	ctests/memcheck.sh $(LIBDIR)
 
 # The netcdf-c internals Debian's ncdump/ncgen/nccopy import, compared
 # call by call with Debian's own libnetcdf.so.19 (from netcdf-bin).

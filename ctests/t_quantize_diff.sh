@@ -30,6 +30,9 @@ libdir=${NCZARR_RS_LIBDIR:-$root/target/release}
 debian=${NETCDF_C_LIB:-/usr/lib/x86_64-linux-gnu/libnetcdf.so.19}
 unset LD_LIBRARY_PATH LD_PRELOAD
 fail() { echo "FAIL: $*"; exit 1; }
+# Under NCZARR_RS_CTEST_SANITIZE the program built against our library is
+# memory-checked (san_cflags, san_run); the references are not.
+. "$here/sanitize/env.sh"
 
 # The references are what this test is about: a missing one fails it
 # (tools/install-test-deps.sh installs Debian's).
@@ -40,7 +43,8 @@ src=$here/quantize_diff.c
 # writer uses nothing on which they differ.
 hdr=$root/include
 [ -e /usr/include/netcdf.h ] && hdr=/usr/include
-cc $cflags -I"$root/include" "$src" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm -o ours || fail "build (ours)"
+cc $cflags ${san_cflags[@]+"${san_cflags[@]}"} -I"$root/include" "$src" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -lm \
+    -o ours || fail "build (ours)"
 cc $cflags -I"$hdr" "$src" "$debian" -lm -o c490 || fail "build (netcdf-c 4.9.0)"
 refs=(c490)
 wheel=$(ls "$root"/.venv/lib/python3*/site-packages/netcdf4.libs/libnetcdf-*.so* 2>/dev/null | head -1)
@@ -49,8 +53,13 @@ cc $cflags -I"$hdr" "$src" "$wheel" -Wl,-rpath,"$(dirname "$wheel")" -lm -o c410
 refs+=(c4101)
 
 url() { echo "file://$PWD/$1.zarr#mode=nczarr,file$2"; }
-./ours write "$(url ours "")" > ours.out || fail "ours: write"
-./ours write "$(url ours490 "&nczarr_layout=4.9.0")" > /dev/null || fail "ours: write (4.9.0 layout)"
+# Run a program: ./ours under the memory checker, if any.
+prog() {
+    local p=$1; shift
+    if [ "$p" = ours ]; then ${san_run[@]+"${san_run[@]}"} ./ours "$@"; else "./$p" "$@"; fi
+}
+prog ours write "$(url ours "")" > ours.out || fail "ours: write"
+prog ours write "$(url ours490 "&nczarr_layout=4.9.0")" > /dev/null || fail "ours: write (4.9.0 layout)"
 for r in "${refs[@]}"; do
     ./$r write "$(url $r "")" > $r.out || fail "$r: write"
 done
@@ -99,11 +108,11 @@ done
 [ $nvars -gt 40 ] || fail "only $nvars variables compared"
 
 # Every library reads the setting of every store alike.
-./ours inq "$(url ours "")" | sort > expected.inq || fail "ours: inq"
+prog ours inq "$(url ours "")" | sort > expected.inq || fail "ours: inq"
 grep -qx "bg_f3_varm_t 1 3" expected.inq || fail "inq: $(head -3 expected.inq)"
 for r in ours "${refs[@]}"; do
     for store in ours ours490 "${refs[@]}"; do
-        ./$r inq "$(url $store "")" | sort | cmp -s - expected.inq || fail "$r reading $store: inq differs"
+        prog $r inq "$(url $store "")" | sort | cmp -s - expected.inq || fail "$r reading $store: inq differs"
     done
 done
 echo "PASS quantize: $nvars variables, $nchunks chunk files against ${refs[*]}"

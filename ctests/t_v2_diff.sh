@@ -17,17 +17,21 @@ debian_lib=/usr/lib/x86_64-linux-gnu/libnetcdf.so.19
 if [ ! -e "$debian_lib" ] || [ ! -e /usr/include/netcdf.h ]; then
     echo "FAIL: Debian's libnetcdf19 and libnetcdf-dev are not installed (run make deps)"; exit 1
 fi
-work=$root/target/v2diff
+# Under NCZARR_RS_CTEST_SANITIZE the program built against our library is
+# memory-checked (san_cflags, san_run); Debian's is not.
+. "$here/sanitize/env.sh"
+work=$root/target/v2diff$san_dir
 rm -rf "$work" && mkdir -p "$work/debian" "$work/ours"
 cflags="-std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror"
 cc $cflags -I/usr/include "$here/v2_diff.c" "$debian_lib" -o "$work/debian/prog"
-cc $cflags -I"$root/include" "$here/v2_diff.c" -L"$libdir" -lnetcdf -Wl,-rpath,"$libdir" -o "$work/ours/prog"
+cc $cflags ${san_cflags[@]+"${san_cflags[@]}"} -I"$root/include" "$here/v2_diff.c" -L"$libdir" -lnetcdf \
+    -Wl,-rpath,"$libdir" -o "$work/ours/prog"
 
 zarr='file://v2.zarr#mode=nczarr,file'
 status=0
 compare() { # name debian-dataset ours-dataset records|norecords
     (cd "$work/debian" && ./prog "$2" "$4" > "../$1.debian.txt")
-    (cd "$work/ours" && ./prog "$3" "$4" > "../$1.ours.txt")
+    (cd "$work/ours" && ${san_run[@]+"${san_run[@]}"} ./prog "$3" "$4" > "../$1.ours.txt")
     if diff -u "$work/$1.debian.txt" "$work/$1.ours.txt" > "$work/$1.diff"; then
         echo "ok   $1 ($(wc -l < "$work/$1.ours.txt") lines identical)"
     else

@@ -23,19 +23,27 @@
 //! Datasets a child inherits are its parent's: see
 //! [`Dataset::adopt_if_inherited`](crate::dataset::Dataset).
 
-use std::cell::{Cell, RefCell};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::time::Duration;
 
-static GATE: RwLock<()> = RwLock::new(());
+/// Threads inside the library now.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+/// A fork is waiting for, or holding, the gate.
+static FORKING: AtomicBool = AtomicBool::new(false);
+
+/// How long a waiting thread sleeps between looks: forks are rare and
+/// calls short, so a plain poll costs nothing in the common case and needs
+/// no lock of its own (which a fork could copy held).
+const POLL: Duration = Duration::from_micros(100);
 
 thread_local! {
     /// How many gated calls this thread is inside (calls re-enter: a
-    /// plugin asks `nc_inq_var` during a read).
+    /// plugin asks `nc_inq_var` during a read). A plain `Cell`, so the
+    /// thread-local needs no destructor.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// The shared hold of this thread's outermost call.
-    static SHARED: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
-    /// The exclusive hold taken by the fork in progress on this thread.
-    static FORKING: RefCell<Option<RwLockWriteGuard<'static, ()>>> = const { RefCell::new(None) };
+    /// Whether the fork in progress on this thread closed the gate.
+    static CLOSED_BY_ME: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Proof that this thread is inside the gate; leaving it when dropped.
@@ -47,10 +55,18 @@ pub struct Inside(());
 pub fn enter() -> Inside {
     let depth = DEPTH.get();
     if depth == 0 {
-        // A poisoned gate only means a thread panicked while inside; the
-        // gate protects no data of its own.
-        let hold = GATE.read().unwrap_or_else(|e| e.into_inner());
-        SHARED.set(Some(hold));
+        loop {
+            // Announce, then look: a fork that closed the gate meanwhile
+            // sees us and waits, or we see it and step back.
+            ACTIVE.fetch_add(1, SeqCst);
+            if !FORKING.load(SeqCst) {
+                break;
+            }
+            ACTIVE.fetch_sub(1, SeqCst);
+            while FORKING.load(SeqCst) {
+                std::thread::sleep(POLL);
+            }
+        }
     }
     DEPTH.set(depth + 1);
     Inside(())
@@ -61,7 +77,7 @@ impl Drop for Inside {
         let depth = DEPTH.get() - 1;
         DEPTH.set(depth);
         if depth == 0 {
-            SHARED.set(None);
+            ACTIVE.fetch_sub(1, SeqCst);
         }
     }
 }
@@ -69,17 +85,32 @@ impl Drop for Inside {
 /// `pthread_atfork` prepare handler: wait for every other thread to leave
 /// the library, and keep them out.
 extern "C" fn before_fork() {
-    if DEPTH.get() == 0 {
-        let hold = GATE.write().unwrap_or_else(|e| e.into_inner());
-        FORKING.set(Some(hold));
+    if DEPTH.get() > 0 {
+        // Forking from inside a call: we cannot wait for ourselves.
+        return;
+    }
+    // One fork at a time closes the gate; another forking thread waits.
+    while FORKING.compare_exchange(false, true, SeqCst, SeqCst).is_err() {
+        std::thread::sleep(POLL);
+    }
+    CLOSED_BY_ME.set(true);
+    while ACTIVE.load(SeqCst) > 0 {
+        std::thread::sleep(POLL);
     }
 }
 
-/// Parent and child handler: open the gate again. In the child this
-/// unlocks the copy of the lock the forking thread took; no other thread
-/// exists there.
-extern "C" fn after_fork() {
-    FORKING.set(None);
+/// Parent handler: open the gate again.
+extern "C" fn after_fork_in_parent() {
+    if CLOSED_BY_ME.replace(false) {
+        FORKING.store(false, SeqCst);
+    }
+}
+
+/// Child handler: only the forking thread exists; the count is its own.
+extern "C" fn after_fork_in_child() {
+    ACTIVE.store(usize::from(DEPTH.get() > 0), SeqCst);
+    CLOSED_BY_ME.set(false);
+    FORKING.store(false, SeqCst);
 }
 
 /// Register the fork handlers as the library is loaded (before any thread
@@ -87,7 +118,7 @@ extern "C" fn after_fork() {
 extern "C" fn register_fork_handlers() {
     // SAFETY: pthread_atfork stores three function pointers; ours are
     // `extern "C"` functions that live as long as the library.
-    unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork)) };
+    unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child)) };
 }
 
 #[used]
@@ -104,10 +135,9 @@ mod tests {
         let inner = enter();
         assert_eq!(DEPTH.get(), 2);
         drop(inner);
-        assert!(SHARED.with_borrow(Option::is_some));
+        assert_eq!(DEPTH.get(), 1);
         drop(outer);
         assert_eq!(DEPTH.get(), 0);
-        assert!(SHARED.with_borrow(Option::is_none));
     }
 
     /// Every file that declares a process-wide lock or lazily initialised
@@ -149,7 +179,7 @@ mod tests {
         let forker = std::thread::spawn(move || {
             before_fork();
             tx.send(()).unwrap();
-            after_fork();
+            after_fork_in_parent();
         });
         assert!(rx.recv_timeout(std::time::Duration::from_millis(100)).is_err(), "the fork did not wait");
         drop(inside);

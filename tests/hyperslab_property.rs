@@ -71,6 +71,9 @@ proptest! {
         let mut reference = vec![FILL; total];
         let (mut ncid, mut varid) = (0, 0);
         let mut dimids = Vec::new();
+        // SAFETY: every pointer passed is a live local: C strings from
+        // CString/c"", out-parameters, and vectors sized as each call reads
+        // or writes (one value per dimension, one per selected element).
         unsafe {
             check(nc_create(url.as_ptr(), 0, &mut ncid));
             for (d, &len) in shape.iter().enumerate() {

@@ -6,6 +6,12 @@
 //! does (NC_ERANGE after converting everything, NC_ECHAR for text versus
 //! numbers).
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
 use super::{c_bytes, c_str, guard, put, put_name};
@@ -108,6 +114,9 @@ unsafe fn get_att_to_c(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut 
                     // (`_Codecs`, `_NCProperties`) with their NUL, one byte
                     // past the length it reports, and ncdump prints them
                     // as C strings relying on it.
+                    // SAFETY: beyond "room for every value": as with
+                    // netcdf-c, callers reading these two attributes must
+                    // allow one byte more (ncdump allocates length + 1).
                     unsafe { (ip as *mut u8).add(text.len()).write(0) };
                 }
             }
@@ -123,7 +132,7 @@ macro_rules! doc_put {
 }
 macro_rules! doc_get {
     () => {
-        "Read an attribute into a C array of this function's type.\n\n# Safety\n`name` must be a C string; `ip` NULL or room for every value."
+        "Read an attribute into a C array of this function's type.\n\n# Safety\n`name` must be a C string; `ip` NULL or room for every value (for the computed text attributes `_NCProperties` and `_Codecs`, one byte more: their NUL, which netcdf-c writes too)."
     };
 }
 
@@ -431,7 +440,8 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(
 /// Read an attribute in its own type.
 ///
 /// # Safety
-/// `name` must be a C string; `ip` NULL or room for every value.
+/// `name` must be a C string; `ip` NULL or room for every value (plus one
+/// byte for `_NCProperties` and `_Codecs`, as in [`nc_get_att_text`]).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip, NC_NAT) }

@@ -1,6 +1,12 @@
 //! Chunk cache settings: the defaults for variables opened or defined
 //! later (`nc_set_chunk_cache`) and each variable's own.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::c_int;
 
 use super::{guard, put};

@@ -3,6 +3,12 @@
 //! checked selection and hand it to the data engine. The typed entry
 //! points themselves are in `data_typed.rs`.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_int, c_void};
 
 use super::{guard, read_array};

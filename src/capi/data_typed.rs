@@ -7,7 +7,12 @@
 //! The slab pointers must be NULL or hold one value per dimension; the data
 //! pointer must hold (put) or have room for (get) every selected element of
 //! the function's type at the requested layout.
+//!
+//! Each body passes its pointer arguments on to `get`/`put` in data.rs,
+//! under that same contract, so the section above is every unsafe block's
+//! SAFETY comment (policy in src/capi/mod.rs).
 #![allow(clippy::missing_safety_doc)]
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per the # Safety section above")]
 
 use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 

@@ -1,6 +1,12 @@
 //! Datasets as a whole: create, open, define mode, close, and inquiries
 //! about the dataset or group rather than one object in it.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int};
 
 use super::{c_str, guard, put, put_name, put_slice};
@@ -322,34 +328,30 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mu
 /// The library version in netcdf-c's shape ("4.9.0 of Jan  1 2023 12:00:00
 /// $"): the netCDF API version first, which programs parse, then this
 /// library's name and version where netcdf-c has its build date, e.g.
-/// "4.9.3 of nczarr-rs 0.1.0 $". Built at compile time: a lazily built
-/// string could be caught half-made by a `fork`.
+/// "4.9.3 of nczarr-rs 0.1.0 $".
+///
+/// A static array, NUL-padded to LIBVERS_LEN bytes, as netcdf-c's is
+/// static: netcdf-fortran's NF_INQ_LIBVERS reads 81 characters from the
+/// pointer (a `Character(LEN=81)` pointer it passes to LEN_TRIM) whatever
+/// the string's length, which overran the heap copy this used to be.
 static LIBVERS: [u8; LIBVERS_LEN] = libvers();
-
-const LIBVERS_PARTS: [&str; 4] = [crate::NC_API_VERSION, " of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $"];
-const LIBVERS_LEN: usize = {
-    let mut len = 1; // the NUL
-    let mut i = 0;
-    while i < LIBVERS_PARTS.len() {
-        len += LIBVERS_PARTS[i].len();
-        i += 1;
-    }
-    len
-};
+const LIBVERS_LEN: usize = 96;
 
 const fn libvers() -> [u8; LIBVERS_LEN] {
+    let parts = [crate::NC_API_VERSION, " of nczarr-rs ", env!("CARGO_PKG_VERSION"), " $"];
     let mut out = [0u8; LIBVERS_LEN];
-    let (mut at, mut part) = (0, 0);
-    while part < LIBVERS_PARTS.len() {
-        let bytes = LIBVERS_PARTS[part].as_bytes();
+    let (mut n, mut p) = (0, 0);
+    while p < parts.len() {
+        let bytes = parts[p].as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            out[at] = bytes[i];
-            at += 1;
-            i += 1;
+            out[n] = bytes[i];
+            (n, i) = (n + 1, i + 1);
         }
-        part += 1;
+        p += 1;
     }
+    // Checked at compile time: the text and its NUL within what Fortran reads.
+    assert!(n < 81);
     out
 }
 
@@ -419,6 +421,8 @@ pub unsafe extern "C" fn nc_free_string(len: usize, data: *mut *mut c_char) -> c
             return Ok(());
         }
         for i in 0..len {
+            // SAFETY: `data` holds `len` pointers, each NULL or a string
+            // this library malloc'ed (cmem::malloc_cstring) for the caller.
             unsafe {
                 let p = data.add(i).read_unaligned();
                 if !p.is_null() {

@@ -4,6 +4,12 @@
 //! (netcdf-c's answer when no plugin provides a filter) rather than
 //! silently writing uncompressed data.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int, c_uint};
 
 use super::{c_str, cmem, guard, put, put_slice, read_array};

@@ -5,6 +5,12 @@
 //! HDF5 image is NC_ENOTBUILT, anything else NC_ENOTNC; an NCZarr URL is
 //! NC_EINVAL, as netcdf-c refuses in-memory mode for NCZarr.
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{c_str, guard};

@@ -1,6 +1,18 @@
 //! The C ABI. Each `nc_*` function checks its pointer arguments, converts
 //! them to Rust values and calls the core; every body runs inside
 //! [`guard`], so a panic becomes NC_EINTERNAL instead of unwinding into C.
+//!
+//! Unsafe code policy (`clippy::undocumented_unsafe_blocks` is on for the
+//! crate): every `unsafe extern "C"` function states in `# Safety` what
+//! its caller guarantees about its pointer arguments. Modules whose unsafe
+//! blocks do nothing but dereference or pass on those arguments (att,
+//! cache, data, data_typed, dim, file, filter, group, memio, settings,
+//! var) allow the lint once at the top: the function's `# Safety` section
+//! is the reason for each block, and repeating it on every `put(p, ..)`
+//! would say nothing more. A block that does anything else (frees memory,
+//! writes past a reported length, reads pointers the caller did not pass)
+//! carries its own `// SAFETY:` comment even there; every other module
+//! (the helpers below, udt, cmem, tools, v2, ...) comments each block.
 
 pub mod att;
 pub mod cache;
@@ -45,6 +57,7 @@ pub(crate) unsafe fn c_bytes<'a>(p: *const c_char) -> NcResult<&'a [u8]> {
     if p.is_null() {
         return Err(NcError::EINVAL);
     }
+    // SAFETY: not NULL, and NUL-terminated as the caller promises.
     Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
@@ -53,6 +66,7 @@ pub(crate) unsafe fn c_bytes<'a>(p: *const c_char) -> NcResult<&'a [u8]> {
 /// # Safety
 /// As [`c_bytes`].
 pub(crate) unsafe fn c_str<'a>(p: *const c_char, invalid: NcError) -> NcResult<&'a str> {
+    // SAFETY: our own contract is c_bytes's.
     let bytes = unsafe { c_bytes(p) }?;
     std::str::from_utf8(bytes).map_err(|_| invalid)
 }
@@ -63,6 +77,7 @@ pub(crate) unsafe fn c_str<'a>(p: *const c_char, invalid: NcError) -> NcResult<&
 /// `p` must be NULL or valid for a write of `T`.
 pub(crate) unsafe fn put<T>(p: *mut T, value: T) {
     if !p.is_null() {
+        // SAFETY: not NULL, so writable for one `T` (alignment not assumed).
         unsafe { p.write_unaligned(value) };
     }
 }
@@ -74,6 +89,7 @@ pub(crate) unsafe fn put<T>(p: *mut T, value: T) {
 pub(crate) unsafe fn put_slice<T: Copy>(p: *mut T, items: &[T]) {
     if !p.is_null() {
         for (i, &item) in items.iter().enumerate() {
+            // SAFETY: i < items.len(), for which `p` is valid.
             unsafe { p.add(i).write_unaligned(item) };
         }
     }
@@ -86,6 +102,8 @@ pub(crate) unsafe fn put_slice<T: Copy>(p: *mut T, items: &[T]) {
 /// `p` must be NULL or valid for `name.len() + 1` bytes.
 pub(crate) unsafe fn put_name(p: *mut c_char, name: &str) {
     if !p.is_null() {
+        // SAFETY: `p` has room for the name and its NUL; a Rust string
+        // cannot overlap the caller's buffer.
         unsafe {
             std::ptr::copy_nonoverlapping(name.as_ptr(), p as *mut u8, name.len());
             p.add(name.len()).write(0);
@@ -100,6 +118,7 @@ pub(crate) unsafe fn put_name(p: *mut c_char, name: &str) {
 pub(crate) unsafe fn to_fortran_ids(ids: *mut c_int, n: c_int) {
     if !ids.is_null() {
         for i in 0..n.max(0) as usize {
+            // SAFETY: i < n, and `ids` holds n ints.
             unsafe { ids.add(i).write_unaligned(ids.add(i).read_unaligned() + 1) };
         }
     }
@@ -116,6 +135,7 @@ pub(crate) unsafe fn read_array<T: Copy>(p: *const T, n: usize) -> NcResult<Vec<
     if p.is_null() {
         return Err(NcError::EINVAL);
     }
+    // SAFETY: i < n, and `p` (not NULL) is valid for n reads.
     Ok((0..n).map(|i| unsafe { p.add(i).read_unaligned() }).collect())
 }
 

@@ -4,6 +4,12 @@
 //! The plain settings live in atomics, so reading or changing them takes
 //! no lock (nothing here can be held across a `fork`).
 
+// Unsafe blocks here only dereference, or pass on, the enclosing C
+// function's own pointer arguments, as its `# Safety` section says the
+// caller guarantees: that section is their SAFETY comment (policy in
+// src/capi/mod.rs). Blocks doing more carry their own.
+#![allow(clippy::undocumented_unsafe_blocks, reason = "caller pointers, per each function's # Safety section")]
+
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 

@@ -123,8 +123,10 @@ const ATOMIC_NAMES: [&str; 13] =
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
     guard(|| {
         registry::check(ncid)?;
+        // SAFETY: `name` is a C string, as the caller promises.
         let name = unsafe { c_bytes(name) }?;
         if let Some(id) = ATOMIC_NAMES.iter().position(|n| n.as_bytes() == name) {
+            // SAFETY: `typeidp` is NULL or writable, as the caller promises.
             unsafe { put(typeidp, id as c_int) };
             return Ok(());
         }
@@ -161,12 +163,14 @@ pub unsafe extern "C" fn nc_inq_type_equal(
         let atomic1 = typeid1 <= NC_STRING;
         let atomic2 = typeid2 <= NC_STRING;
         if atomic1 != atomic2 {
+            // SAFETY: `equal` is NULL or writable, as the caller promises.
             unsafe { put(equal, 0) };
             return Ok(());
         }
         // netcdf-c counts the 13 ids 0..=12 as atomic here, so 13 compares
         // by id too.
         if typeid1 <= ATOMIC_NAMES.len() as c_int {
+            // SAFETY: as above.
             unsafe { put(equal, (typeid1 == typeid2) as c_int) };
             return Ok(());
         }
@@ -203,6 +207,7 @@ pub unsafe extern "C" fn nc_free_vlens(len: usize, vlens: *mut NcVlen) -> c_int 
         return NcError::EINVAL.0;
     }
     for i in 0..len {
+        // SAFETY: i < len, and `vlens` holds `len` vlens, as the caller promises.
         let status = unsafe { nc_free_vlen(vlens.add(i)) };
         if status != 0 {
             return status;
@@ -261,6 +266,7 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: c_int, memory: *m
 /// As [`nc_reclaim_data`]; `memory` must be NULL or malloc'ed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: c_int, memory: *mut c_void, nelems: usize) -> c_int {
+    // SAFETY: our contract includes nc_reclaim_data's.
     let status = unsafe { nc_reclaim_data(ncid, xtypeid, memory, nelems) };
     if status == 0 {
         // SAFETY: the caller hands over a malloc'ed block.
@@ -283,6 +289,7 @@ pub unsafe extern "C" fn nc_copy_data(
     count: usize,
     copy: *mut c_void,
 ) -> c_int {
+    // SAFETY: copy_data's contract is ours.
     guard(|| unsafe { copy_data(ncid, xtypeid, memory, count, copy) })
 }
 
@@ -357,17 +364,23 @@ pub unsafe extern "C" fn nc_copy_data_all(
                 return Err(NcError::ENOMEM);
             }
         }
+        // SAFETY: `memory` as the caller promises; `copy` was just
+        // allocated with room for `count` values of the type.
         if let Err(e) = unsafe { copy_data(ncid, xtypeid, memory, count, copy) } {
+            // SAFETY: our own calloc'ed block, not handed out.
             unsafe { libc::free(copy) };
             return Err(e);
         }
         if copyp.is_null() {
             // Nobody takes the copy: release it, as netcdf-c does.
+            // SAFETY: our own calloc'ed block of `count` values, filled.
             return match unsafe { nc_reclaim_data_all(ncid, xtypeid, copy, count) } {
                 0 => Ok(()),
                 status => Err(NcError(status)),
             };
         }
+        // SAFETY: `copyp` (not NULL) is writable, as the caller promises;
+        // the caller owns the copy from here on.
         unsafe { put(copyp, copy) };
         Ok(())
     })

@@ -409,4 +409,44 @@ mod tests {
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENOTNC));
         store.destroy().unwrap();
     }
+
+    /// What C callers size by constants must fit: names in NC_MAX_NAME + 1
+    /// bytes, dimension ids in NC_MAX_VAR_DIMS ints, a fill value in one
+    /// value. Larger ones would overflow their buffers (ctests/t_cbuffers.c
+    /// checks that through the C API under AddressSanitizer).
+    #[test]
+    fn metadata_fits_c_buffers() {
+        let store = scratch("cbuffers");
+        let array = |shape: &str, fill: &str| {
+            format!(
+                r#"{{"zarr_format": 2, "shape": {shape}, "chunks": {shape}, "dtype": "<i4", "compressor": null, "fill_value": {fill}, "filters": null, "order": "C"}}"#
+            )
+        };
+        store.put(".zgroup", br#"{"zarr_format": 2}"#).unwrap();
+        store.put("v/.zarray", array("[4]", "7").as_bytes()).unwrap();
+        let long = "a".repeat(257);
+        store.put(".zattrs", format!(r#"{{"{}": 1}}"#, &long[1..]).as_bytes()).unwrap();
+        assert!(read_dataset(&store, false).is_ok(), "256 bytes fit");
+        store.put(".zattrs", format!(r#"{{"{long}": 1}}"#).as_bytes()).unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "attribute name");
+        store.put(".zattrs", b"{}").unwrap();
+        let ones = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+        store.put("v/.zarray", array(&ones(1024), "7").as_bytes()).unwrap();
+        assert!(read_dataset(&store, false).is_ok(), "NC_MAX_VAR_DIMS dimensions fit");
+        store.put("v/.zarray", array(&ones(1025), "7").as_bytes()).unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "rank");
+        // A fill value is one value: the first of several, the type's
+        // default for none.
+        for (fill, want) in [("7", 7), ("[8]", 8), ("[1, 2, 3]", 1), ("[]", -2147483647)] {
+            store.put("v/.zarray", array("[4]", fill).as_bytes()).unwrap();
+            let model = read_dataset(&store, false).unwrap().model;
+            assert_eq!(model.var(0, 0).unwrap().fill, Some(Values::Int(vec![want])), "{fill}");
+        }
+        // NCZarr dimension names.
+        store
+            .put(".zattrs", format!(r#"{{"_nczarr_superblock": {{"version": "2.0.0"}}, "_nczarr_group": {{"dimensions": {{"{long}": 4}}, "arrays": [], "groups": []}}}}"#).as_bytes())
+            .unwrap();
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "dimension name");
+        store.destroy().unwrap();
+    }
 }

@@ -21,8 +21,9 @@ use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
+use crate::model::names::{NC_MAX_NAME, check_name};
 use crate::model::quantize::Setting;
-use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
+use crate::model::{Attr, Dim, Group, Model, NC_MAX_VAR_DIMS, Values, Var};
 use crate::types::*;
 use crate::zmap::{Zmap, join};
 
@@ -203,6 +204,14 @@ fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
     }
 }
 
+/// A name C callers can receive: the netCDF API lets them size name
+/// buffers NC_MAX_NAME + 1 bytes (`nc_inq_attname`, `nc_inq_dimname`), so
+/// a longer name, which no netCDF writer makes, is not a netCDF dataset.
+/// (Group and variable names pass [`check_name`], which checks this too.)
+fn short_name(name: &str) -> NcResult<()> {
+    if name.len() > NC_MAX_NAME { Err(NcError::ENCZARR) } else { Ok(()) }
+}
+
 /// `key` or its older spelling.
 fn field<'m>(m: &'m Map<String, Value>, key: &str, alias: &str) -> Option<&'m Value> {
     m.get(key).or_else(|| m.get(alias))
@@ -268,6 +277,7 @@ impl Reader<'_> {
             if is_reserved_key(name) {
                 continue;
             }
+            short_name(name)?;
             let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
                 (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
                 (_, _, Some(dtype)) => decode_typed(value, dtype)?,
@@ -308,6 +318,7 @@ impl Reader<'_> {
                             ),
                             other => (as_usize(other)?, false),
                         };
+                        short_name(name)?;
                         self.add_dim(g, name, len, unlimited)?;
                     }
                 }
@@ -417,7 +428,9 @@ impl Reader<'_> {
         }
         let shape = usize_list(zarray.get("shape"))?;
         let chunks = usize_list(zarray.get("chunks"))?;
-        if chunks.len() != shape.len() || chunks.contains(&0) {
+        // More dimensions than NC_MAX_VAR_DIMS would overflow the dimid
+        // and chunk-size arrays callers size by it.
+        if chunks.len() != shape.len() || chunks.contains(&0) || shape.len() > NC_MAX_VAR_DIMS {
             return Err(NcError::ENCZARR);
         }
         let info = match self.layout {
@@ -533,13 +546,21 @@ fn zero_of(t: NcType) -> NcResult<Values> {
 }
 
 /// Decode a `.zarray` fill value into the variable's type. Strings are
-/// taken as written (netcdf-c's convention), not base64-decoded.
+/// taken as written (netcdf-c's convention), not base64-decoded. A fill
+/// value is one value (`nc_inq_var_fill` writes it into room for one): of
+/// an array, the first is kept (a complex fill, `[re, im]`, shows its real
+/// part on the ubyte stand-in of an unsupported dtype); none is an error.
 fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
-    match (xtype, v) {
+    let mut fill = match (xtype, v) {
         (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
         (t, Value::Bool(b)) => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
         (t, _) => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
+    }?;
+    if fill.is_empty() {
+        return Err(NcError::ENCZARR);
     }
+    fill.truncate(1);
+    Ok(fill)
 }

@@ -55,6 +55,13 @@ pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) 
 /// Apply `f` to every item, on scoped threads when there is more than
 /// one (no thread outlives the call, so a fork between calls is safe).
 /// Results keep the items' order; the first error wins.
+///
+/// The threads are joined explicitly: `thread::scope` alone waits only
+/// for their closures to return, and detaches them, so they could still
+/// be exiting (TLS destructors, freeing their own bookkeeping) when the
+/// call returned, and a fork just then copied them half-gone into the
+/// child (LeakSanitizer saw it; a lock held in that exit path would be
+/// held forever in the child). Joining waits for each thread to be gone.
 pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS).min(items.len());
     if threads <= 1 {
@@ -64,19 +71,26 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> 
     let results: std::sync::Mutex<Vec<Option<NcResult<R>>>> =
         std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= items.len() {
-                        break;
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= items.len() {
+                            break;
+                        }
+                        let r = f(&items[i]);
+                        if let Ok(mut results) = results.lock() {
+                            results[i] = Some(r);
+                        }
                     }
-                    let r = f(&items[i]);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(r);
-                    }
-                }
-            });
+                })
+            })
+            .collect();
+        // A worker that panicked left its item's result unset: that item
+        // reads as NC_EINTERNAL below (the panic went to the hook).
+        for worker in workers {
+            let _ = worker.join();
         }
     });
     let results = results.into_inner().map_err(|_| NcError::EINTERNAL)?;

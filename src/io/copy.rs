@@ -21,11 +21,17 @@ pub unsafe fn copy_run_out(layout: &VarLayout, run: Run, src: &[u8], mem_type: N
     if src.len() < ((run.n - 1) * run.chunk_step + 1) * es {
         return Err(NcError::EINTERNAL);
     }
+    // SAFETY: the run's first element is in the caller's buffer.
     let dst = unsafe { buf.offset(run.mem_off * ms) };
     if layout.xtype == NC_STRING {
+        // SAFETY: `src` holds the run's elements (checked above), `dst`
+        // has room for as many string pointers at the run's memory step.
         unsafe { get_strings(src.as_ptr(), step, es, layout.text, dst as *mut *mut c_char, run.mem_step, run.n) }?;
         Ok(false)
     } else {
+        // SAFETY: `src` holds the run's elements (checked above), `dst`
+        // has room for them at the run's memory step; the types passed
+        // `check_types` in `prepare`.
         unsafe { convert_run(layout.xtype, src.as_ptr(), step as isize, mem_type, dst, run.mem_step * ms, run.n) }
     }
 }
@@ -48,6 +54,7 @@ pub unsafe fn copy_out(
     let mut range_error = false;
     for_each_run(sel, &layout.chunks, part, |run| {
         let src = chunk.get((run.chunk_off - base) * es..).ok_or(NcError::EINTERNAL)?;
+        // SAFETY: `buf` holds the whole selection, so every run of it.
         range_error |= unsafe { copy_run_out(layout, run, src, mem_type, buf) }?;
         Ok(())
     })?;
@@ -70,12 +77,22 @@ pub unsafe fn copy_in(
     let ms = type_size(mem_type)? as isize;
     let mut range_error = false;
     for_each_run(sel, &layout.chunks, part, |run| {
+        // The run must lie inside the chunk (it does, by construction of
+        // the grid; checked, as copy_run_out checks its source).
+        if chunk.len() < (run.chunk_off + (run.n - 1) * run.chunk_step + 1) * es {
+            return Err(NcError::EINTERNAL);
+        }
         let dst = chunk[run.chunk_off * es..].as_mut_ptr();
         let dst_step = run.chunk_step * es;
+        // SAFETY: the run's first element is in the caller's buffer.
         let src = unsafe { buf.offset(run.mem_off * ms) };
         if layout.xtype == NC_STRING {
+            // SAFETY: `src` holds the run's string pointers at its memory
+            // step; `dst` has room for the run (checked above).
             unsafe { put_strings(src as *const *const c_char, run.mem_step, dst, dst_step, es, layout.text, run.n) }
         } else {
+            // SAFETY: as for strings, with values of `mem_type`; the types
+            // passed `check_types` in `prepare`.
             let bad =
                 unsafe { convert_run(mem_type, src, run.mem_step * ms, layout.xtype, dst, dst_step as isize, run.n) }?;
             range_error |= bad;
@@ -106,8 +123,12 @@ pub unsafe fn gather(sel: &Selection, from: NcType, buf: *const u8, to: NcType, 
             off += (rest % sel.count[d]) as isize * sel.imap[d];
             rest /= sel.count[d];
         }
+        // SAFETY: the row's first element is in the caller's buffer.
         let src = unsafe { buf.offset(off * ms) };
+        // SAFETY: row r of `dst`, which has room for every row.
         let out = unsafe { dst.add(r * row * ts) };
+        // SAFETY: a row of the selection on each side, at its step; the
+        // types are as this function requires.
         range_error |= unsafe { convert_run(from, src, sel.imap[last] * ms, to, out, ts as isize, row) }?;
     }
     Ok(range_error)
@@ -123,7 +144,9 @@ pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width:
     let mut i = vec![0usize; nd];
     loop {
         let off: isize = (0..nd - 1).map(|d| i[d] as isize * sel.imap[d]).sum();
+        // SAFETY: the row's first pointer is in the caller's buffer.
         let row = unsafe { buf.offset(off) };
+        // SAFETY: the row's pointers, at the selection's last step.
         if !unsafe { strings_fit(row, sel.imap[nd - 1], sel.count[nd - 1], width, text) } {
             return false;
         }
@@ -152,6 +175,7 @@ mod tests {
         let sel = Selection { start: vec![0, 0], count: vec![2, 3], stride: vec![1, 1], imap: vec![1, 2] };
         let mem: [f64; 6] = [0.0, 10.0, 1.0, 11.0, 2.0, 1e39];
         let mut out = [0f32; 6];
+        // SAFETY: `mem` holds the selection at its imap, `out` has room for it.
         let bad = unsafe { gather(&sel, NC_DOUBLE, mem.as_ptr() as *const u8, NC_FLOAT, out.as_mut_ptr() as *mut u8) };
         assert_eq!(bad, Ok(true), "1e39 is out of float range");
         assert_eq!(out, [0.0, 1.0, 2.0, 10.0, 11.0, f32::INFINITY]);

@@ -72,6 +72,8 @@ unsafe fn convert_strided<S: Element, D: Element>(
 ) -> bool {
     let mut range_error = false;
     for k in 0..n as isize {
+        // SAFETY: element k < n of each buffer, as the caller promises;
+        // unaligned accesses, since nothing aligns the caller's buffers.
         unsafe {
             let s = (src.offset(k * src_step) as *const S).read_unaligned();
             let (d, bad) = convert_one::<S, D>(s);
@@ -115,14 +117,18 @@ pub unsafe fn convert_run(
     if from == to {
         let size = type_size(from)?;
         if src_step == size as isize && dst_step == size as isize {
+            // SAFETY: both buffers hold n contiguous elements; a chunk
+            // buffer and a caller's buffer never overlap.
             unsafe { std::ptr::copy_nonoverlapping(src, dst, n * size) };
         } else {
             for k in 0..n as isize {
+                // SAFETY: element k < n of each buffer, as above.
                 unsafe { std::ptr::copy_nonoverlapping(src.offset(k * src_step), dst.offset(k * dst_step), size) };
             }
         }
         return Ok(false);
     }
+    // SAFETY: our contract, with S and D the buffers' element types.
     Ok(with_numeric_type!(from, S => with_numeric_type!(to, D => unsafe {
         convert_strided::<S, D>(src, src_step, dst, dst_step, n)
     })))
@@ -146,9 +152,13 @@ pub unsafe fn put_strings(
     n: usize,
 ) -> NcResult<()> {
     for k in 0..n {
+        // SAFETY: pointer k < n of `src`, as the caller promises.
         let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
+        // SAFETY: not NULL, so a C string, as the caller promises.
         let bytes = if p.is_null() { &[][..] } else { unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes() };
         let encoded = encode_text(bytes, width, text).ok_or(NcError::EINVAL)?;
+        // SAFETY: element k < n of `dst` (width bytes, in a chunk buffer
+        // nothing else borrows meanwhile).
         let elem = unsafe { std::slice::from_raw_parts_mut(dst.add(k * dst_step), width) };
         elem[..encoded.len()].copy_from_slice(&encoded);
         elem[encoded.len()..].fill(0);
@@ -201,7 +211,9 @@ pub unsafe fn strings_fit(
     text: TextEncoding,
 ) -> bool {
     (0..n).all(|k| {
+        // SAFETY: pointer k < n of `src`, as the caller promises.
         let p = unsafe { src.offset(k as isize * src_step).read_unaligned() };
+        // SAFETY: not NULL, so a C string, as the caller promises.
         p.is_null() || encode_text(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes(), width, text).is_some()
     })
 }
@@ -222,8 +234,10 @@ pub unsafe fn get_strings(
     n: usize,
 ) -> NcResult<()> {
     for k in 0..n {
+        // SAFETY: element k < n of `src` (width bytes of a chunk buffer).
         let elem = unsafe { std::slice::from_raw_parts(src.add(k * src_step), width) };
         let p = malloc_cstring(&decode_text(elem, text))?;
+        // SAFETY: pointer slot k < n of `dst`, as the caller promises.
         unsafe { dst.offset(k as isize * dst_step).write_unaligned(p) };
     }
     Ok(())
@@ -244,6 +258,7 @@ mod tests {
     fn converts_with_range_errors() {
         let src: [i32; 3] = [1, 300, -2];
         let mut dst = [0u8; 3];
+        // SAFETY: three elements each side, at their sizes.
         let bad =
             unsafe { convert_run(NC_INT, src.as_ptr() as *const u8, 4, NC_UBYTE, dst.as_mut_ptr(), 1, 3) }.unwrap();
         assert!(bad);
@@ -254,6 +269,7 @@ mod tests {
     fn strided_copy() {
         let src: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
         let mut dst = [0f32; 2];
+        // SAFETY: two elements each side: every other one of `src`.
         let bad = unsafe {
             convert_run(NC_DOUBLE, src.as_ptr() as *const u8, 16, NC_FLOAT, dst.as_mut_ptr() as *mut u8, 4, 2)
         }
@@ -288,16 +304,21 @@ mod tests {
         let ptrs = [a.as_ptr(), b.as_ptr()];
         let mut chunk = vec![0xffu8; 8];
         let bytes = TextEncoding::Bytes;
+        // SAFETY: two C strings in, two 4-byte elements out.
         unsafe { put_strings(ptrs.as_ptr(), 1, chunk.as_mut_ptr(), 4, 4, bytes, 2) }.unwrap();
         assert_eq!(chunk, b"ab\0\0\0\0\0\0");
         let long = [c"abcde".as_ptr()];
+        // SAFETY: one C string.
         assert!(!unsafe { strings_fit(long.as_ptr(), 1, 1, 4, bytes) });
         assert_eq!(
+            // SAFETY: one C string in, one 4-byte element out.
             unsafe { put_strings(long.as_ptr(), 1, [0u8; 4].as_mut_ptr(), 4, 4, bytes, 1) },
             Err(NcError::EINVAL)
         );
         let mut out = [std::ptr::null_mut::<c_char>(); 2];
+        // SAFETY: two 4-byte elements in, two pointer slots out.
         unsafe { get_strings(chunk.as_ptr(), 4, 4, bytes, out.as_mut_ptr(), 1, 2) }.unwrap();
+        // SAFETY: the two malloc'ed C strings get_strings made, freed once.
         unsafe {
             assert_eq!(std::ffi::CStr::from_ptr(out[0]).to_bytes(), b"ab");
             assert_eq!(std::ffi::CStr::from_ptr(out[1]).to_bytes(), b"");

@@ -58,6 +58,7 @@ pub unsafe fn write(
     mem_type: NcType,
     buf: *const u8,
 ) -> NcResult<bool> {
+    // SAFETY: our contract is write_in_pieces's.
     unsafe { write_in_pieces(ds, grp, varid, sel, mem_type, buf, sel.len()) }
 }
 
@@ -83,8 +84,11 @@ pub unsafe fn write_in_pieces(
     }
     let var = ds.model.var(grp, varid)?;
     match (Quantize::of(var), var.xtype) {
+        // SAFETY: our contract, passed on; f32 is the variable's type.
         (Some(_), NC_FLOAT) => unsafe { write_quantized::<f32>(ds, grp, varid, sel, mem_type, buf, piece) },
+        // SAFETY: our contract, passed on; f64 is the variable's type.
         (Some(_), NC_DOUBLE) => unsafe { write_quantized::<f64>(ds, grp, varid, sel, mem_type, buf, piece) },
+        // SAFETY: our contract, passed on.
         _ => unsafe { write_checked(ds, grp, varid, sel, mem_type, buf) },
     }
 }
@@ -107,9 +111,13 @@ unsafe fn write_quantized<T: Sample>(
     let q = Quantize::of(var).ok_or(NcError::EINTERNAL)?;
     let (xtype, fill) = (var.xtype, ds.model.quantize_fill(var)?);
     let mut values = vec![T::default(); sel.len()];
+    // SAFETY: `buf` holds the selection (our contract); `values` has room
+    // for all of it in T, the variable's numeric type, which `prepare`
+    // checked against `mem_type`.
     let range_error = unsafe { gather(sel, mem_type, buf, xtype, values.as_mut_ptr() as *mut u8) }?;
     quantize::apply(q, &mut values, fill, piece);
     let flat = Selection { imap: c_order(&sel.count), ..sel.clone() };
+    // SAFETY: `values` holds the selection in C order, as `flat` maps it.
     let more = unsafe { write_checked(ds, grp, varid, &flat, xtype, values.as_ptr() as *const u8) }?;
     Ok(range_error | more)
 }
@@ -129,6 +137,8 @@ unsafe fn write_checked(
     let var = ds.model.var(grp, varid)?;
     if var.xtype == NC_STRING {
         let layout = VarLayout::of(&ds.model, grp, varid)?;
+        // SAFETY: a string variable's buffer holds C string pointers
+        // (prepare allows only NC_STRING memory for it).
         if !unsafe { all_strings_fit(sel, buf as *const *const c_char, layout.elem_size, layout.text) } {
             return Err(NcError::EINVAL);
         }
@@ -141,11 +151,13 @@ unsafe fn write_checked(
     for part in &parts {
         let cache = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
         if let Some(chunk) = cache.get_dirty(&part.idx) {
+            // SAFETY: `buf` holds the whole selection (our contract).
             range_error |= unsafe { copy_in(&layout, sel, part, chunk, mem_type, buf) }?;
             continue;
         }
         let mut chunk =
             if part.covers_chunk { layout.fill_chunk() } else { load_chunk(ds.store.as_ref(), &layout, &part.idx)? };
+        // SAFETY: as above.
         range_error |= unsafe { copy_in(&layout, sel, part, &mut chunk, mem_type, buf) }?;
         if cacheable {
             let evicted = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?.insert(

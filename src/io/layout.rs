@@ -6,6 +6,7 @@ use crate::codec::Chain;
 use crate::codec::callback::VarInfo;
 use crate::error::{NcError, NcResult};
 use crate::format::nczarr::string_width;
+use crate::model::values::with_numeric;
 use crate::model::{Model, Values, Var};
 use crate::types::*;
 use crate::zmap::join;
@@ -160,8 +161,11 @@ fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
             if other.len() != 1 {
                 return Err(NcError::EINTERNAL);
             }
-            // SAFETY: `out` has room for one element of the value's type.
-            unsafe { other.write_to_c(out.as_mut_ptr() as *mut std::ffi::c_void) }?;
+            let bytes = match other {
+                Values::Char(c) => c.clone(),
+                _ => with_numeric!(other, v => v[0].to_ne_bytes().to_vec(), _ => return Err(NcError::EINTERNAL)),
+            };
+            out.get_mut(..bytes.len()).ok_or(NcError::EINTERNAL)?.copy_from_slice(&bytes);
         }
     }
     Ok(out)
@@ -169,7 +173,19 @@ fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::transpose;
+    use super::{fill_bytes, transpose};
+    use crate::error::NcError;
+    use crate::model::Values;
+
+    #[test]
+    fn fill_values_as_element_bytes() {
+        assert_eq!(fill_bytes(&Values::Int(vec![-2]), 4).unwrap(), (-2i32).to_ne_bytes());
+        assert_eq!(fill_bytes(&Values::Double(vec![1.5]), 8).unwrap(), 1.5f64.to_ne_bytes());
+        assert_eq!(fill_bytes(&Values::Char(vec![b'x']), 1).unwrap(), b"x");
+        assert_eq!(fill_bytes(&Values::String(vec![b"abcdef".to_vec()]), 4).unwrap(), b"abcd");
+        assert_eq!(fill_bytes(&Values::Int(vec![1, 2]), 4), Err(NcError::EINTERNAL));
+        assert_eq!(fill_bytes(&Values::Int(vec![1]), 2), Err(NcError::EINTERNAL), "element too small");
+    }
 
     #[test]
     fn fortran_order_round_trip() {

@@ -40,9 +40,19 @@ fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_typ
         // Byte ranges need raw chunks in C order.
         return PartRead::Whole;
     }
+    if layout.xtype == NC_STRING {
+        // Strings are handed out malloc'ed as they are copied. Whole
+        // chunks are all fetched (and checked) before the first is copied,
+        // so a read that fails has handed out none; ranges are fetched
+        // part by part, and a failing part would leave the strings of the
+        // parts before it to a caller who, seeing an error, frees nothing.
+        return PartRead::Whole;
+    }
     let nd = sel.count.len();
     let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
-    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 {
+    // Direct reads borrow each run's destination as a `&mut [u8]`; an
+    // imap that sends runs onto each other would make them alias.
+    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 && sel.maps_disjoint() {
         return PartRead::Direct;
     }
     let chunk_elems = layout.chunk_elems();
@@ -76,7 +86,8 @@ unsafe fn copy_out_ranged(
             let mut segments = Vec::new();
             for_each_run(sel, &layout.chunks, part, |run| {
                 // SAFETY: the run's destination lies inside the caller's
-                // buffer, and distinct runs never overlap.
+                // buffer, and distinct runs never overlap (the plan is
+                // Direct only when the selection's map is disjoint).
                 let dst = unsafe { std::slice::from_raw_parts_mut(buf.offset(run.mem_off * es as isize), run.n * es) };
                 segments.push(((run.chunk_off * es) as u64, dst));
                 Ok(())
@@ -91,6 +102,7 @@ unsafe fn copy_out_ranged(
         PartRead::Span { first, span } => {
             let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
             let bytes = decode_or_fill(layout, bytes, span);
+            // SAFETY: `buf` holds the whole selection (our contract).
             unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
         }
         PartRead::Runs | PartRead::Whole => {
@@ -106,6 +118,7 @@ unsafe fn copy_out_ranged(
                 let elems = ranges[k].1 / es;
                 let bytes = decode_or_fill(layout, fetched.as_ref().map(|f| f[k].clone()), elems);
                 k += 1;
+                // SAFETY: `buf` holds the whole selection, so this run.
                 range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
                 Ok(())
             })?;
@@ -116,6 +129,10 @@ unsafe fn copy_out_ranged(
 
 /// A part to read after the dataset is unlocked.
 enum Pending<'a> {
+    /// A copy of its cached chunk: strings are copied out only once every
+    /// chunk is fetched, so a read that fails hands out none (the caller,
+    /// seeing an error, frees nothing).
+    Held(&'a ChunkPart, Vec<u8>),
     /// Its chunk is among those fetched whole.
     Fetched(&'a ChunkPart),
     /// Read by byte ranges, as planned.
@@ -163,7 +180,12 @@ pub unsafe fn read(
         let cache = cache_for(&mut ds, grp, varid);
         for part in &parts {
             if let Some(chunk) = cache.get(&part.idx) {
-                range_error |= unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?;
+                if layout.xtype == NC_STRING {
+                    pending.push(Pending::Held(part, chunk.to_vec()));
+                } else {
+                    // SAFETY: `buf` holds the whole selection (our contract).
+                    range_error |= unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?;
+                }
                 continue;
             }
             match plan_part_read(&layout, &sel, part, mem_type) {
@@ -182,11 +204,15 @@ pub unsafe fn read(
         missing.iter().cloned().zip(load_chunks(store.as_ref(), &layout, &missing)?).collect();
     for item in pending {
         range_error |= match item {
+            // SAFETY: as above.
+            Pending::Held(part, chunk) => unsafe { copy_out(&layout, &sel, part, &chunk, 0, mem_type, buf) }?,
             Pending::Fetched(part) => {
                 let chunk = fetched.get(&part.idx).ok_or(NcError::EINTERNAL)?;
+                // SAFETY: as above; no lock is needed for the caller's buffer.
                 unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?
             }
             Pending::Ranged(part, plan) => {
+                // SAFETY: as above.
                 unsafe { copy_out_ranged(store.as_ref(), &layout, &sel, part, plan, mem_type, buf) }?
             }
         };

@@ -93,6 +93,25 @@ impl Selection {
         self.count.contains(&0)
     }
 
+    /// Whether distinct selected elements land on distinct memory
+    /// elements. Not always so: netcdf-c takes any imap, 0 included, and
+    /// then several elements go to one place (the last one written stays).
+    /// A sufficient test: ordered by |imap|, each dimension's step clears
+    /// the span of the ones inside it.
+    pub fn maps_disjoint(&self) -> bool {
+        let mut dims: Vec<(usize, usize)> =
+            self.imap.iter().zip(&self.count).filter(|&(_, &c)| c > 1).map(|(&m, &c)| (m.unsigned_abs(), c)).collect();
+        dims.sort_unstable();
+        let mut span = 1usize;
+        for (step, count) in dims {
+            match step.checked_mul(count - 1).and_then(|s| s.checked_add(span)) {
+                Some(next) if step >= span => span = next,
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// One past the last index touched along dimension `d`.
     pub fn end(&self, d: usize) -> usize {
         if self.count[d] == 0 { self.start[d] } else { self.start[d] + self.stride[d] * (self.count[d] - 1) + 1 }
@@ -140,6 +159,24 @@ mod tests {
         assert_eq!(check(0, 1, 0).err(), Some(NcError::ESTRIDE));
         assert_eq!(check(0, 1, -1).err(), Some(NcError::ESTRIDE));
         assert_eq!(Selection::check(&d, None, None, None, None, Access::Read).err(), Some(NcError::EINVALCOORDS));
+    }
+
+    #[test]
+    fn disjoint_maps() {
+        let with_map = |count: &[usize], imap: &[isize]| Selection {
+            start: vec![0; count.len()],
+            count: count.to_vec(),
+            stride: vec![1; count.len()],
+            imap: imap.to_vec(),
+        };
+        assert!(with_map(&[2, 4], &[4, 1]).maps_disjoint(), "C order");
+        assert!(with_map(&[2, 4], &[10, 1]).maps_disjoint(), "padded rows");
+        assert!(with_map(&[2, 4], &[1, 2]).maps_disjoint(), "transposed");
+        assert!(with_map(&[2, 4], &[-4, 1]).maps_disjoint(), "rows backwards");
+        assert!(with_map(&[1, 4], &[0, 1]).maps_disjoint(), "one row");
+        assert!(!with_map(&[2, 4], &[0, 1]).maps_disjoint(), "rows on top of each other");
+        assert!(!with_map(&[2, 4], &[3, 1]).maps_disjoint(), "rows overlapping");
+        assert!(!with_map(&[2, 4], &[isize::MAX, isize::MAX]).maps_disjoint(), "overflow");
     }
 
     #[test]

@@ -69,6 +69,15 @@ impl Values {
         }
     }
 
+    /// Keep the first `n` values.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            Values::Char(v) => v.truncate(n),
+            Values::String(v) => v.truncate(n),
+            other => with_numeric!(other, v => v.truncate(n), _ => unreachable!()),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -151,6 +160,8 @@ impl Values {
             if len > 0 {
                 // Unaligned-safe byte copy: callers' buffers are usually
                 // aligned, but nothing in the C API promises it.
+                // SAFETY: `ptr` holds `len` values of T (our contract);
+                // `out` has room for them and is not the caller's memory.
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         ptr as *const u8,
@@ -161,6 +172,8 @@ impl Values {
             }
             out
         }
+        // SAFETY: `ptr` holds `len` values of `t`, whose Rust type each
+        // arm names (for NC_STRING, pointers that are NULL or C strings).
         unsafe {
             Ok(match t {
                 NC_BYTE => Values::Byte(copy(ptr, len)),
@@ -204,11 +217,15 @@ impl Values {
     pub unsafe fn write_to_c(&self, ptr: *mut std::ffi::c_void) -> NcResult<()> {
         unsafe fn put<T: Copy>(src: &[T], ptr: *mut std::ffi::c_void) {
             if !src.is_empty() {
+                // SAFETY: `ptr` has room for `src` (our contract) and is
+                // the caller's memory, not `src`'s.
                 unsafe {
                     std::ptr::copy_nonoverlapping(src.as_ptr() as *const u8, ptr as *mut u8, std::mem::size_of_val(src))
                 };
             }
         }
+        // SAFETY: `ptr` has room for `self.len()` values of this type (for
+        // strings, as many pointers, each written once).
         unsafe {
             match self {
                 Values::Char(v) => put(v, ptr),

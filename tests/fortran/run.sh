@@ -16,12 +16,17 @@
 # Usage: tests/fortran/run.sh [LIBDIR [PYTHON]]
 #   LIBDIR  our libnetcdf.so.19 (default target/release)
 #   PYTHON  the test venv's python, with netCDF4 (default .venv/bin/python)
+#
+# With NCZARR_RS_CTEST_SANITIZE=valgrind the runs over our library are under
+# valgrind memcheck (ctests/sanitize/env.sh; make memcheck-test does this).
+# Other modes change nothing here: the programs are not rebuilt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 libdir=$(cd "${1:-$root/target/release}" && pwd) || exit 1
 python=${2:-$root/.venv/bin/python}
-build=$(dirname "$libdir")/fortran
+. "$root/ctests/sanitize/env.sh"
+build=$(dirname "$libdir")/fortran$san_dir
 mkdir -p "$build"
 
 failed=0
@@ -46,10 +51,11 @@ done
 # Run a program in a fresh scratch directory with LD_LIBRARY_PATH=$1;
 # its output goes to $build/<name>.<label>.log. Prints the scratch path.
 run() {
-    local ldpath=$1 label=$2 name=$3 dataset=$4 scratch
+    local ldpath=$1 label=$2 name=$3 dataset=$4 scratch wrap=()
+    [ "$label" != ours ] || wrap=(${san_run[@]+"${san_run[@]}"})
     scratch=$(mktemp -d "$build/$name.$label.XXXXXX")
     (cd "$scratch" && env LD_LIBRARY_PATH="$ldpath" ${preload:+LD_PRELOAD=$preload} \
-        "$build/$name" "$dataset") > "$build/$name.$label.log" 2>&1
+        ${wrap[@]+"${wrap[@]}"} "$build/$name" "$dataset") > "$build/$name.$label.log" 2>&1
     local rc=$?
     echo "$scratch"
     return $rc

@@ -231,6 +231,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem: *mut c_uchar, decode: c_in
 /// As `nc_reclaim_data`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
+    // SAFETY: the same contract, passed on.
     unsafe { crate::capi::udt::nc_reclaim_data(ncid, xtype, memory, count) }
 }
 
@@ -240,6 +241,7 @@ pub unsafe extern "C" fn ncaux_reclaim_data(ncid: c_int, xtype: c_int, memory: *
 /// As `nc_reclaim_data_all`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
+    // SAFETY: the same contract, passed on.
     unsafe { crate::capi::udt::nc_reclaim_data_all(ncid, xtype, memory, count) }
 }
 
@@ -256,6 +258,7 @@ pub unsafe extern "C" fn ncaux_type_alignment(xtype: c_int, ncid: c_int, alignp:
             return Err(NcError::EBADTYPE);
         }
         let align = alignment::class_alignment_of(xtype)?;
+        // SAFETY: `alignp` is NULL or writable, as the caller promises.
         unsafe { put(alignp, align) };
         Ok(())
     })
@@ -273,12 +276,16 @@ pub unsafe extern "C" fn ncaux_readfile(
     content: *mut *mut c_void,
 ) -> c_int {
     guard(|| {
+        // SAFETY: `filename` is a C string, as the caller promises.
         let path = unsafe { crate::capi::c_bytes(filename) }?;
         let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
         let bytes = std::fs::read(path).map_err(|e| NcError(e.raw_os_error().unwrap_or(crate::error::code::NC_EIO)))?;
+        // SAFETY: `sizep` is NULL or writable, as the caller promises.
         unsafe { put(sizep, bytes.len()) };
         if !content.is_null() {
             let copy = crate::capi::cmem::malloc_cstring(&bytes)?;
+            // SAFETY: `content` (not NULL) is writable; the caller owns
+            // the malloc'ed copy from here on.
             unsafe { put(content, copy as *mut c_void) };
         }
         Ok(())
@@ -293,6 +300,7 @@ pub unsafe extern "C" fn ncaux_readfile(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_writefile(filename: *const c_char, size: usize, content: *mut c_void) -> c_int {
     guard(|| {
+        // SAFETY: `filename` is a C string, as the caller promises.
         let path = unsafe { crate::capi::c_bytes(filename) }?;
         let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path));
         let bytes: &[u8] = if content.is_null() {
@@ -325,10 +333,14 @@ pub unsafe extern "C" fn ncaux_begin_compound(
     tag: *mut *mut c_void,
 ) -> c_int {
     guard(|| {
+        // SAFETY: `tag` is NULL or writable, as the caller promises.
         unsafe { put(tag, std::ptr::null_mut()) };
+        // SAFETY: `name` is a C string, as the caller promises.
         unsafe { crate::capi::c_bytes(name) }?;
         if !tag.is_null() {
             let boxed = Box::into_raw(Box::new(CompoundTag { ncid }));
+            // SAFETY: as above; the caller owns the box until it ends or
+            // aborts the compound.
             unsafe { put(tag, boxed as *mut c_void) };
         }
         Ok(())
@@ -354,6 +366,7 @@ pub unsafe extern "C" fn ncaux_add_field(
             return Ok(());
         }
         let n = usize::try_from(ndims).map_err(|_| NcError::EINVAL)?;
+        // SAFETY: `dimsizes` holds `ndims` ints, as the caller promises.
         let sizes = unsafe { crate::capi::read_array(dimsizes, n) }?;
         if sizes.iter().any(|&s| s <= 0) {
             return Err(NcError::EINVAL);
@@ -374,6 +387,7 @@ pub unsafe extern "C" fn ncaux_end_compound(tag: *mut c_void, xtypeid: *mut c_in
     }
     // SAFETY: a tag made by ncaux_begin_compound and not yet aborted.
     let ncid = unsafe { (*(tag as *const CompoundTag)).ncid };
+    // SAFETY: nc_def_compound uses none of its pointer arguments.
     unsafe { crate::capi::udt::nc_def_compound(ncid, 0, std::ptr::null(), xtypeid) }
 }
 

@@ -160,6 +160,7 @@ unsafe fn element_map(ncid: c_int, varid: c_int, map: *const c_long) -> Result<V
     let (mut ndims, mut xtype) = (0, 0);
     // SAFETY: both go to locals.
     check(unsafe { nc_inq_varndims(ncid, varid, &mut ndims) })?;
+    // SAFETY: as above.
     check(unsafe { nc_inq_vartype(ncid, varid, &mut xtype) })?;
     let element_size = nctypelen(xtype) as isize;
     let convert = || {

@@ -27,6 +27,7 @@ pub unsafe extern "C" fn nccreate(path: *const c_char, cmode: c_int) -> c_int {
     let mut ncid = -1;
     // SAFETY: `path` is passed on as received; `ncid` is a local.
     v2_call(c"nccreate", unsafe { filename_message(path) }, || {
+        // SAFETY: as above.
         check(unsafe { nc_create(path, cmode, &mut ncid) })?;
         Ok(ncid)
     })
@@ -41,6 +42,7 @@ pub unsafe extern "C" fn ncopen(path: *const c_char, mode: c_int) -> c_int {
     let mut ncid = -1;
     // SAFETY: `path` is passed on as received; `ncid` is a local.
     v2_call(c"ncopen", unsafe { filename_message(path) }, || {
+        // SAFETY: as above.
         check(unsafe { nc_open(path, mode, &mut ncid) })?;
         Ok(ncid)
     })

@@ -63,6 +63,7 @@ pub unsafe extern "C" fn nczrs_v2_advise(routine: *const c_char, err: c_int, mes
 /// # Safety
 /// `p` must be NULL or a C string.
 unsafe fn c_text<'a>(p: *const c_char) -> &'a [u8] {
+    // SAFETY: not NULL, so a C string, as the caller promises.
     if p.is_null() { b"(null)" } else { unsafe { CStr::from_ptr(p) }.to_bytes() }
 }
 

@@ -37,6 +37,7 @@ fn record_varids(ncid: c_int) -> Result<Vec<c_int>, c_int> {
     let (mut nvars, mut recdim) = (0, -1);
     // SAFETY: both go to locals.
     check(unsafe { nc_inq_nvars(ncid, &mut nvars) })?;
+    // SAFETY: as above.
     check(unsafe { nc_inq_unlimdim(ncid, &mut recdim) })?;
     if recdim == -1 {
         return Ok(Vec::new());
