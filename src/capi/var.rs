@@ -276,6 +276,8 @@ pub unsafe extern "C" fn nc_def_var_fill(
 
 /// The fill mode and the fill value in effect (the type's default unless
 /// one was set). For NC_STRING the value is a new string the caller frees.
+/// A variable whose stored fill value is unreadable answers as its data
+/// does (a variable of an unsupported dtype reports its stand-in's fill).
 ///
 /// # Safety
 /// `no_fill` NULL or writable; `fill_valuep` NULL or room for one value.
@@ -289,6 +291,9 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
+            if let Some(e) = var.data_error.filter(|&e| e != NcError::EBADTYPE) {
+                return Err(e);
+            }
             unsafe { put(no_fill, var.no_fill as c_int) };
             if !fill_valuep.is_null() {
                 let mut fill = ds.model.effective_fill(var)?;
