@@ -34,20 +34,40 @@ const MAX_ALLOC: usize = 1 << 30;
 
 struct Capped;
 
+thread_local! {
+    /// The largest single allocation this thread made since [`peak_alloc`]
+    /// reset it.
+    static PEAK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether an allocation of `size` bytes may go ahead (and note it).
+fn allowed(size: usize) -> bool {
+    let _ = PEAK.try_with(|p| p.set(p.get().max(size)));
+    size <= MAX_ALLOC
+}
+
+/// Run `f`; return its result and the largest single allocation made
+/// on this thread meanwhile.
+fn peak_alloc<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    PEAK.with(|p| p.set(0));
+    let r = f();
+    (r, PEAK.with(|p| p.get()))
+}
+
 // SAFETY: forwards to the system allocator, refusing big requests (a null
 // return is the allocator's documented way to fail).
 unsafe impl GlobalAlloc for Capped {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOC { std::ptr::null_mut() } else { unsafe { System.alloc(layout) } }
+        if allowed(layout.size()) { unsafe { System.alloc(layout) } } else { std::ptr::null_mut() }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_ALLOC { std::ptr::null_mut() } else { unsafe { System.alloc_zeroed(layout) } }
+        if allowed(layout.size()) { unsafe { System.alloc_zeroed(layout) } } else { std::ptr::null_mut() }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > MAX_ALLOC { std::ptr::null_mut() } else { unsafe { System.realloc(ptr, layout, new_size) } }
+        if allowed(new_size) { unsafe { System.realloc(ptr, layout, new_size) } } else { std::ptr::null_mut() }
     }
 }
 
@@ -60,6 +80,7 @@ const NC_NOERR: i32 = 0;
 const NC_EINVAL: i32 = -36;
 const NC_EPERM: i32 = -37;
 const NC_EINVALCOORDS: i32 = -40;
+const NC_EMAXDIMS: i32 = -41;
 const NC_ENOTATT: i32 = -43;
 const NC_EBADTYPE: i32 = -45;
 const NC_ENOTVAR: i32 = -49;
@@ -225,10 +246,11 @@ impl Nc {
     }
 
     /// Read floats; on error the buffer must still hold only the sentinel.
+    /// (A request bigger than 2^20 values must fail: it gets a small buffer.)
     fn floats(&self, var: &str, start: &[usize], count: &[usize]) -> Result<Vec<f32>, i32> {
         let v = self.varid(var);
-        let n: usize = count.iter().product();
-        let mut buf = vec![SENTINEL; n];
+        let n = count.iter().try_fold(1usize, |p, &c| p.checked_mul(c)).unwrap_or(usize::MAX);
+        let mut buf = vec![SENTINEL; n.min(1 << 20)];
         let code = unsafe { nc_get_vara_float(self.0, v, start.as_ptr(), count.as_ptr(), buf.as_mut_ptr()) };
         if code == NC_NOERR {
             Ok(buf)
@@ -737,4 +759,675 @@ fn bool_fill_of_a_bool_dtype_is_fine() {
     s.put("w/0", [1u8, 0, 1, 1]);
     let nc = s.open().unwrap();
     assert_eq!(nc.ints("w", &[0], &[4]), Ok(vec![1, 0, 1, 1]));
+}
+
+// ----- chunks -------------------------------------------------------------
+
+/// Reads of variable `v` (chunks of 2 floats) that take each of the read
+/// paths for its chunk 0: straight into the buffer, one byte range, a
+/// range per run, the whole chunk.
+fn read_v_chunk0(nc: &Nc) -> Vec<(&'static str, Result<Vec<f64>, i32>)> {
+    let v = nc.varid("v");
+    let doubles = |start: usize, count: usize| {
+        let mut buf = vec![SENTINEL as f64; count];
+        let code = unsafe { nc_get_vara_double(nc.0, v, [start].as_ptr(), [count].as_ptr(), buf.as_mut_ptr()) };
+        if code == NC_NOERR {
+            Ok(buf)
+        } else {
+            assert!(buf.iter().all(|&x| x == SENTINEL as f64), "wrong bytes delivered with {code}");
+            Err(code)
+        }
+    };
+    let strided = || {
+        let mut buf = [SENTINEL; 1];
+        let code = unsafe { nc_get_vars_float(nc.0, v, [0].as_ptr(), [1].as_ptr(), [2].as_ptr(), buf.as_mut_ptr()) };
+        if code == NC_NOERR {
+            Ok(vec![buf[0] as f64])
+        } else {
+            assert_eq!(buf[0].to_bits(), SENTINEL.to_bits(), "wrong bytes delivered with {code}");
+            Err(code)
+        }
+    };
+    let floats = |start, count| nc.floats("v", &[start], &[count]).map(|v| v.iter().map(|&x| x as f64).collect());
+    vec![
+        ("direct, whole chunk", floats(0, 2)),
+        ("direct, one element", floats(1, 1)),
+        ("converted, one element (range)", doubles(1, 1)),
+        ("converted, whole chunk", doubles(0, 2)),
+        ("strided", strided()),
+    ]
+}
+
+/// The 2-d float variable `m` (8 x 8 in chunks of 4 x 4) holding 0..64,
+/// and reads of its chunk (0, 0) by each path.
+fn add_m(s: &Store, kind: Kind) {
+    s.put_json("m/.zarray", &zarray("<f4", &[8, 8], &[4, 4], json!(-1.0)));
+    match kind {
+        Kind::Pure => s.put_json("m/.zattrs", &json!({"_ARRAY_DIMENSIONS": ["y", "z"]})),
+        _ => {
+            s.put_json(
+                "m/.zattrs",
+                &json!({"_nczarr_array": {"dimension_references": ["/y", "/z"], "storage": "chunked"}}),
+            );
+            s.edit(".zattrs", |a| {
+                a["_nczarr_group"]["dimensions"]["y"] = json!(8);
+                a["_nczarr_group"]["dimensions"]["z"] = json!(8);
+                a["_nczarr_group"]["arrays"] = json!(["v", "w", "m"]);
+            });
+        }
+    }
+    for (ci, cj) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let vals: Vec<f32> = (0..16).map(|k| ((ci * 4 + k / 4) * 8 + cj * 4 + k % 4) as f32).collect();
+        s.put(&format!("m/{ci}.{cj}"), le_floats(&vals));
+    }
+}
+
+fn read_m_chunk00(nc: &Nc) -> Vec<(&'static str, Result<Vec<f32>, i32>)> {
+    let m = nc.varid("m");
+    let vars = |start: [usize; 2], count: [usize; 2], stride: [isize; 2]| {
+        let n = count[0] * count[1];
+        let mut buf = vec![SENTINEL; n];
+        let code =
+            unsafe { nc_get_vars_float(nc.0, m, start.as_ptr(), count.as_ptr(), stride.as_ptr(), buf.as_mut_ptr()) };
+        if code == NC_NOERR {
+            Ok(buf)
+        } else {
+            assert!(buf.iter().all(|x| x.to_bits() == SENTINEL.to_bits()), "wrong bytes delivered with {code}");
+            Err(code)
+        }
+    };
+    let mut doubles = [SENTINEL as f64; 1];
+    let code = unsafe { nc_get_vara_double(nc.0, m, [1, 1].as_ptr(), [1, 1].as_ptr(), doubles.as_mut_ptr()) };
+    let converted = if code == NC_NOERR { Ok(vec![doubles[0] as f32]) } else { Err(code) };
+    assert!(code == NC_NOERR || doubles[0] == SENTINEL as f64);
+    vec![
+        ("direct rows", nc.floats("m", &[1, 0], &[2, 4])),
+        ("one element, converted (range)", converted),
+        ("runs", vars([0, 1], [2, 1], [3, 1])),
+        ("whole chunk, strided", vars([0, 0], [4, 2], [1, 2])),
+        ("spanning chunks", nc.floats("m", &[3, 3], &[2, 2])),
+    ]
+}
+
+#[test]
+fn raw_chunks_of_the_wrong_size() {
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = dataset(&format!("rawsize-{kind:?}"), kind);
+        add_m(&s, kind);
+        {
+            let nc = s.open().unwrap();
+            for (what, r) in read_v_chunk0(&nc) {
+                assert!(r.is_ok(), "{what}: {r:?}");
+            }
+            for (what, r) in read_m_chunk00(&nc) {
+                assert!(r.is_ok(), "{what}: {r:?}");
+            }
+            assert_eq!(nc.floats("m", &[0, 1], &[4, 1]), Ok(vec![1.0, 9.0, 17.0, 25.0]));
+        }
+        let good_v = s.get("v/0");
+        let good_m = s.get("m/0.0");
+        for size in [0usize, 1, 7, 9, 12, 16, 63, 65, 128, 100_000] {
+            let bytes: Vec<u8> = (0..size).map(|i| i as u8).collect();
+            s.put("v/0", &bytes);
+            s.put("m/0.0", &bytes);
+            let nc = s.open().unwrap();
+            for (what, r) in read_v_chunk0(&nc) {
+                assert_eq!(r, Err(NC_ENCZARR), "{kind:?} v/0 of {size} bytes, {what}");
+            }
+            for (what, r) in read_m_chunk00(&nc) {
+                assert_eq!(r, Err(NC_ENCZARR), "{kind:?} m/0.0 of {size} bytes, {what}");
+            }
+            // The other chunks still read.
+            assert_eq!(nc.floats("v", &[2], &[2]), Ok(vec![3.0, 4.0]));
+            drop(nc);
+            // A write into the chunk must read it first: refused, chunk untouched.
+            let nc = open_url_mode(&s.url("nczarr"), NC_WRITE).unwrap();
+            let code = unsafe { nc_put_vara_float(nc.0, nc.varid("v"), [1].as_ptr(), [1].as_ptr(), [5.0f32].as_ptr()) };
+            assert_eq!(code, NC_ENCZARR, "{kind:?} write into v/0 of {size} bytes");
+            drop(nc);
+            assert_eq!(s.get("v/0"), bytes);
+        }
+        s.put("v/0", &good_v);
+        s.put("m/0.0", &good_m);
+    }
+}
+
+/// numcodecs' LZ4 framing: the decoded size (u32, little-endian), then
+/// one LZ4 block.
+fn lz4_frame(data: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress_prepend_size(data)
+}
+
+/// A blosc 1 frame holding `data` uncompressed ("memcpyed"), claiming
+/// `nbytes` decoded bytes.
+fn blosc_memcpy(data: &[u8], nbytes: u32) -> Vec<u8> {
+    let mut out = vec![2u8, 1, 0x02 | 0x10, 4];
+    out.extend_from_slice(&nbytes.to_le_bytes());
+    out.extend_from_slice(&nbytes.to_le_bytes());
+    out.extend_from_slice(&((16 + data.len()) as u32).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A blosc 1 frame: one unsplit block of `nbytes` claimed bytes whose
+/// stream is `stream` in inner format `format` (1 lz4, 3 zlib, 4 zstd).
+fn blosc_block(stream: &[u8], nbytes: u32, format: u8) -> Vec<u8> {
+    let mut out = vec![2u8, 1, 0x10 | (format << 5), 4];
+    out.extend_from_slice(&nbytes.to_le_bytes());
+    out.extend_from_slice(&nbytes.to_le_bytes());
+    out.extend_from_slice(&((16 + 4 + 4 + stream.len()) as u32).to_le_bytes());
+    out.extend_from_slice(&20u32.to_le_bytes());
+    out.extend_from_slice(&(stream.len() as u32).to_le_bytes());
+    out.extend_from_slice(stream);
+    out
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn bz2(data: &[u8]) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn fletcher32_of(data: &[u8]) -> u32 {
+    // HDF5's Fletcher-32 over 16-bit big-endian words (odd byte padded).
+    let (mut a, mut b) = (0u32, 0u32);
+    let mut words: Vec<u16> = data.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])).collect();
+    if data.len() % 2 == 1 {
+        let last = words.len() - 1;
+        words[last] = (data[data.len() - 1] as u16) << 8;
+    }
+    for chunk in words.chunks(360) {
+        for &w in chunk {
+            a += w as u32;
+            b += a;
+        }
+        a = (a & 0xffff) + (a >> 16);
+        b = (b & 0xffff) + (b >> 16);
+    }
+    a = (a & 0xffff) + (a >> 16);
+    b = (b & 0xffff) + (b >> 16);
+    (b << 16) | a
+}
+
+type Encoder = Box<dyn Fn(&[u8]) -> Vec<u8>>;
+
+/// Each codec: its `.zarray` entry and an encoder (numcodecs formats).
+fn codecs() -> Vec<(&'static str, Value, Encoder)> {
+    vec![
+        ("zlib", json!({"id": "zlib", "level": 1}), Box::new(zlib)),
+        ("gzip", json!({"id": "gzip", "level": 1}), Box::new(gzip)),
+        ("bz2", json!({"id": "bz2", "level": 9}), Box::new(bz2)),
+        ("zstd", json!({"id": "zstd", "level": 3}), Box::new(|d: &[u8]| zstd::bulk::compress(d, 3).unwrap())),
+        ("lz4", json!({"id": "lz4", "acceleration": 1}), Box::new(lz4_frame)),
+        (
+            "blosc memcpyed",
+            json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 0}),
+            Box::new(|d: &[u8]| blosc_memcpy(d, d.len() as u32)),
+        ),
+        (
+            "blosc lz4",
+            json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 0}),
+            Box::new(|d: &[u8]| blosc_block(&lz4_flex::block::compress(d), d.len() as u32, 1)),
+        ),
+        (
+            "blosc zstd",
+            json!({"id": "blosc", "cname": "zstd", "clevel": 5, "shuffle": 0}),
+            Box::new(|d: &[u8]| blosc_block(&zstd::bulk::compress(d, 3).unwrap(), d.len() as u32, 4)),
+        ),
+        (
+            "blosc zlib",
+            json!({"id": "blosc", "cname": "zlib", "clevel": 5, "shuffle": 0}),
+            Box::new(|d: &[u8]| blosc_block(&zlib(d), d.len() as u32, 3)),
+        ),
+        ("shuffle", json!({"id": "shuffle", "elementsize": 4}), Box::new(|d: &[u8]| shuffle4(d))),
+        (
+            "fletcher32",
+            json!({"id": "fletcher32"}),
+            Box::new(|d: &[u8]| [d, &fletcher32_of(d).to_le_bytes()[..]].concat()),
+        ),
+    ]
+}
+
+fn shuffle4(d: &[u8]) -> Vec<u8> {
+    let n = d.len() / 4;
+    let mut out = d.to_vec();
+    for i in 0..n {
+        for b in 0..4 {
+            out[b * n + i] = d[i * 4 + b];
+        }
+    }
+    out
+}
+
+/// `v` with one codec, its chunks encoded.
+fn with_codec(s: &Store, codec: &Value, encode: &dyn Fn(&[u8]) -> Vec<u8>) {
+    s.edit("v/.zarray", |v| {
+        if codec["id"] == "shuffle" || codec["id"] == "fletcher32" {
+            v["filters"] = json!([codec]);
+            v["compressor"] = Value::Null;
+        } else {
+            v["compressor"] = codec.clone();
+            v["filters"] = Value::Null;
+        }
+    });
+    s.put("v/0", encode(&le_floats(&[1.0, 2.0])));
+    s.put("v/1", encode(&le_floats(&[3.0, 4.0])));
+}
+
+#[test]
+fn compressed_chunks_that_decode_to_the_wrong_size() {
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = dataset(&format!("codecsize-{kind:?}"), kind);
+        for (name, codec, encode) in codecs() {
+            with_codec(&s, &codec, &*encode);
+            {
+                let nc = s.open().unwrap();
+                for (what, r) in read_v_chunk0(&nc) {
+                    assert!(r.is_ok(), "{name} {what}: {r:?}");
+                }
+                assert_eq!(nc.all_floats("v", 4), Ok(vec![1.0, 2.0, 3.0, 4.0]), "{name}");
+            }
+            let wrong: Vec<Vec<u8>> = [0usize, 1, 4, 7, 9, 12, 16, 24, 25, 4096]
+                .iter()
+                .map(|&n| encode(&(0..n).map(|i| i as u8).collect::<Vec<u8>>()))
+                .chain([Vec::new(), b"garbage, not a stream".to_vec(), vec![0xff; 64]])
+                .collect();
+            for bytes in wrong {
+                s.put("v/0", &bytes);
+                let nc = s.open().unwrap();
+                for (what, r) in read_v_chunk0(&nc) {
+                    assert_eq!(r, Err(NC_EFILTER), "{kind:?} {name} chunk of {} stored bytes, {what}", bytes.len());
+                }
+                assert_eq!(nc.floats("v", &[2], &[2]), Ok(vec![3.0, 4.0]), "{name}");
+            }
+        }
+    }
+}
+
+// ----- decompression bombs -----------------------------------------------
+
+/// LSB-first bit writer for deflate.
+struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    fn new() -> Bits {
+        Bits { out: Vec::new(), acc: 0, n: 0 }
+    }
+    /// `len` bits of `value`, least significant first.
+    fn put(&mut self, value: u64, len: u32) {
+        self.acc |= value << self.n;
+        self.n += len;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+    /// A Huffman code: most significant bit first.
+    fn code(&mut self, code: u64, len: u32) {
+        let reversed = (0..len).fold(0, |r, i| r | ((code >> i) & 1) << (len - 1 - i));
+        self.put(reversed, len);
+    }
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// A raw deflate stream that expands to about `size` zero bytes: one
+/// fixed-Huffman block, a literal 0, then matches of 258 at distance 1
+/// (13 bits each: deflate's best ratio, about 1:1000).
+fn deflate_bomb(size: u64) -> Vec<u8> {
+    let mut b = Bits::new();
+    b.put(1, 1); // last block
+    b.put(1, 2); // fixed Huffman codes
+    b.code(0b0011_0000, 8); // literal 0
+    for _ in 0..size / 258 {
+        b.code(0b1100_0101, 8); // length 258 (code 285)
+        b.code(0, 5); // distance 1
+    }
+    b.code(0, 7); // end of block
+    b.finish()
+}
+
+fn zlib_bomb(size: u64) -> Vec<u8> {
+    [&[0x78u8, 0x01][..], &deflate_bomb(size)].concat()
+}
+
+fn gzip_bomb(size: u64) -> Vec<u8> {
+    [&[0x1fu8, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff][..], &deflate_bomb(size)].concat()
+}
+
+/// A zstd frame of RLE blocks (4 bytes each for 128 KiB of zeros), with
+/// no content size: about `size` bytes, from size / 32768 stored bytes.
+fn zstd_bomb(size: u64) -> Vec<u8> {
+    let mut out = vec![0x28, 0xb5, 0x2f, 0xfd];
+    out.push(0x00); // no content size, not single segment
+    out.push(7 << 3); // window 2^(10+7) = 128 KiB
+    let blocks = size.div_ceil(128 << 10);
+    for i in 0..blocks {
+        let last = (i + 1 == blocks) as u32;
+        let header = last | (1 << 1) | ((128 << 10) << 3); // RLE block of 128 KiB
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.push(0);
+    }
+    out
+}
+
+/// A zstd frame that says it holds `size` bytes but stops short.
+fn zstd_claim(size: u64) -> Vec<u8> {
+    let mut out = vec![0x28, 0xb5, 0x2f, 0xfd];
+    out.push(0b1100_0000); // 8-byte content size, not single segment
+    out.push(7 << 3);
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&[1 << 1 | (16 << 3), 0, 0, 0]); // one RLE block of 16, not last
+    out
+}
+
+fn bz2_zeros(size: usize) -> Vec<u8> {
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..size >> 20 {
+        e.write_all(&zeros).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+/// An LZ4 block that expands to about `size` zeros: a literal 0, then
+/// one long match at offset 1, then the 5 literals a block must end with.
+fn lz4_block_bomb(size: usize) -> Vec<u8> {
+    let mut out = vec![0x1f, 0]; // 1 literal, match length 15+...
+    out.extend_from_slice(&1u16.to_le_bytes());
+    let mut rest = size - 4 - 15 - 5;
+    while rest >= 255 {
+        out.push(255);
+        rest -= 255;
+    }
+    out.push(rest as u8);
+    out.push(0x50); // 5 final literals
+    out.extend_from_slice(&[0; 5]);
+    out
+}
+
+#[test]
+fn bombs_stop_at_the_chunk_size() {
+    const GIB: u64 = 1 << 30;
+    let s = dataset("bombs", Kind::Pure);
+    // Each: codec, stored chunk, what it would expand to.
+    let bz2 = bz2_zeros(64 << 20);
+    let cases: Vec<(&str, Value, Vec<u8>)> = vec![
+        ("zlib 1 GiB", json!({"id": "zlib"}), zlib_bomb(GIB)),
+        ("gzip 1 GiB", json!({"id": "gzip"}), gzip_bomb(GIB)),
+        ("zstd 16 GiB", json!({"id": "zstd"}), zstd_bomb(16 * GIB)),
+        ("zstd claiming 2^60", json!({"id": "zstd"}), zstd_claim(1 << 60)),
+        ("bz2 64 MiB", json!({"id": "bz2"}), bz2),
+        ("lz4 claiming 4 GiB", json!({"id": "lz4"}), [&u32::MAX.to_le_bytes()[..], &lz4_block_bomb(1 << 16)].concat()),
+        (
+            "lz4 claiming 8, holding 64 KiB",
+            json!({"id": "lz4"}),
+            [&8u32.to_le_bytes()[..], &lz4_block_bomb(1 << 16)].concat(),
+        ),
+        ("blosc claiming 4 GiB", json!({"id": "blosc"}), blosc_memcpy(&[0; 8], u32::MAX)),
+        ("blosc lz4 holding 64 KiB", json!({"id": "blosc"}), blosc_block(&lz4_block_bomb(1 << 16), 8, 1)),
+        ("blosc zstd 16 GiB", json!({"id": "blosc"}), blosc_block(&zstd_bomb(16 * GIB), 8, 4)),
+        ("blosc zlib 1 GiB", json!({"id": "blosc"}), blosc_block(&zlib_bomb(GIB), 8, 3)),
+        ("blosc 4 GiB in 1-byte blocks", json!({"id": "blosc"}), {
+            let mut f = blosc_block(&[0], 8, 1);
+            f[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+            f[8..12].copy_from_slice(&1u32.to_le_bytes());
+            f
+        }),
+    ];
+    for (what, codec, stored) in cases {
+        assert!(stored.len() < 8 << 20, "{what}: {} bytes", stored.len());
+        s.edit("v/.zarray", |v| v["compressor"] = codec.clone());
+        s.put("v/0", &stored);
+        let nc = s.open().unwrap();
+        let (r, peak) = peak_alloc(|| nc.floats("v", &[0], &[2]));
+        assert_eq!(r, Err(NC_EFILTER), "{what}");
+        // Nothing much bigger than the stored chunk itself was allocated
+        // (bzip2 needs 3.6 MB for its block, whatever the chunk).
+        assert!(peak < stored.len() + (4 << 20), "{what}: allocated {peak} bytes");
+    }
+}
+
+// ----- absurd sizes ------------------------------------------------------
+
+/// A store holding one variable `a` with this `.zarray`; for NCZarr its
+/// dimensions are `d0`, `d1`, ... of the shape's lengths.
+fn one_var(name: &str, kind: Kind, zarray: Value) -> Store {
+    let s = Store::new(name);
+    let shape: Vec<u64> =
+        zarray["shape"].as_array().map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
+    let dims: Vec<String> = (0..shape.len()).map(|i| format!("d{i}")).collect();
+    s.put_json(".zgroup", &json!({"zarr_format": 2}));
+    s.put_json("a/.zarray", &zarray);
+    match kind {
+        Kind::Pure => {
+            s.put_json(".zattrs", &json!({}));
+            s.put_json("a/.zattrs", &json!({"_ARRAY_DIMENSIONS": dims}));
+        }
+        _ => {
+            let dim_map: serde_json::Map<String, Value> =
+                dims.iter().zip(&shape).map(|(d, &n)| (d.clone(), json!(n))).collect();
+            s.put_json(
+                ".zattrs",
+                &json!({"_nczarr_group": {"dimensions": dim_map, "arrays": ["a"], "groups": []},
+                        "_nczarr_superblock": {"version": "2.0.0"}}),
+            );
+            let refs: Vec<String> = dims.iter().map(|d| format!("/{d}")).collect();
+            s.put_json("a/.zattrs", &json!({"_nczarr_array": {"dimension_references": refs, "storage": "chunked"}}));
+        }
+    }
+    s
+}
+
+const HUGE: u64 = 1 << 62;
+
+#[test]
+fn a_2_to_the_62_element_variable_opens_and_reads_small_parts() {
+    for kind in [Kind::Pure, Kind::Current] {
+        for compressor in [Value::Null, json!({"id": "zlib"})] {
+            let mut za = zarray("<f4", &[HUGE], &[1000], json!(9.5));
+            za["compressor"] = compressor.clone();
+            let s = one_var(&format!("huge-{kind:?}-{}", compressor.is_null()), kind, za);
+            let what = format!("{kind:?} compressor {compressor}");
+            let (nc, peak) = peak_alloc(|| s.open());
+            let nc = nc.unwrap();
+            assert!(peak < 1 << 20, "{what}: open allocated {peak} bytes");
+            assert_eq!(nc.dimlen("d0"), HUGE as usize);
+            let n = HUGE as usize;
+            assert_eq!(nc.floats("a", &[0], &[3]), Ok(vec![9.5; 3]), "{what}");
+            assert_eq!(nc.floats("a", &[n - 3], &[3]), Ok(vec![9.5; 3]), "{what}");
+            assert_eq!(nc.floats("a", &[n], &[0]), Ok(vec![]), "{what}");
+            assert_eq!(nc.floats("a", &[n], &[1]), Err(NC_EINVALCOORDS), "{what}");
+            assert_eq!(nc.floats("a", &[n - 1], &[2]), Err(NC_EEDGE), "{what}");
+            assert_eq!(nc.floats("a", &[usize::MAX], &[1]), Err(NC_EINVALCOORDS), "{what}");
+            assert_eq!(nc.floats("a", &[n - 1], &[usize::MAX]), Err(NC_EEDGE), "{what}");
+            // The whole variable cannot be read (no buffer holds it), nor
+            // copied (no memory does): errors, before touching anything.
+            let mut small = [SENTINEL; 4];
+            assert_eq!(
+                unsafe { netcdf::capi::data_typed::nc_get_var_float(nc.0, nc.varid("a"), small.as_mut_ptr()) },
+                NC_EINVAL
+            );
+            assert!(small.iter().all(|x| x.to_bits() == SENTINEL.to_bits()));
+            let out = Store::new(&format!("huge-copy-{kind:?}-{}", compressor.is_null()));
+            let mut out_id = -1;
+            assert_eq!(
+                unsafe { netcdf::capi::file::nc_create(cstr(&out.url("nczarr")).as_ptr(), 0, &mut out_id) },
+                NC_NOERR
+            );
+            let mut d = -1;
+            assert_eq!(unsafe { netcdf::capi::dim::nc_def_dim(out_id, cstr("d0").as_ptr(), n, &mut d) }, NC_NOERR);
+            assert_eq!(nc_copy_var(nc.0, nc.varid("a"), out_id), NC_ENOMEM, "{what}");
+            nc_close(out_id);
+            drop(nc);
+            // Writing near the end and reading back.
+            let nc = open_url_mode(&s.url("nczarr"), NC_WRITE).unwrap();
+            let vals = [1.5f32, 2.5];
+            let code = unsafe { nc_put_vara_float(nc.0, nc.varid("a"), [n - 2].as_ptr(), [2].as_ptr(), vals.as_ptr()) };
+            assert_eq!(code, NC_NOERR, "{what}");
+            drop(nc);
+            let nc = s.open().unwrap();
+            assert_eq!(nc.floats("a", &[n - 3], &[3]), Ok(vec![9.5, 1.5, 2.5]), "{what}");
+        }
+    }
+}
+
+#[test]
+fn requests_whose_size_overflows_are_errors() {
+    let big = 1u64 << 40;
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = one_var(&format!("overflow-{kind:?}"), kind, zarray("<f4", &[big, big], &[1, 1024], json!(0.0)));
+        let nc = s.open().unwrap();
+        let a = nc.varid("a");
+        let mut small = [SENTINEL; 4];
+        assert_eq!(unsafe { netcdf::capi::data_typed::nc_get_var_float(nc.0, a, small.as_mut_ptr()) }, NC_EINVAL);
+        let count = [big as usize, big as usize];
+        assert_eq!(
+            unsafe { nc_get_vara_float(nc.0, a, [0, 0].as_ptr(), count.as_ptr(), small.as_mut_ptr()) },
+            NC_EINVAL
+        );
+        // A mapped read whose memory offsets overflow.
+        let imap = [isize::MAX / 2, 1];
+        assert_eq!(
+            unsafe {
+                netcdf::capi::data_typed::nc_get_varm_float(
+                    nc.0,
+                    a,
+                    [0, 0].as_ptr(),
+                    [2, 1].as_ptr(),
+                    std::ptr::null(),
+                    imap.as_ptr(),
+                    small.as_mut_ptr(),
+                )
+            },
+            NC_EINVAL
+        );
+        assert!(small.iter().all(|x| x.to_bits() == SENTINEL.to_bits()));
+        assert_eq!(nc.floats("a", &[big as usize - 1, big as usize - 2], &[1, 2]), Ok(vec![0.0, 0.0]));
+    }
+}
+
+#[test]
+fn absurd_chunk_sizes() {
+    for kind in [Kind::Pure, Kind::Current] {
+        // 2^62 one-byte elements in one chunk: a size that exists, that no
+        // memory holds. Small reads of a raw chunk need none of it.
+        let s = one_var(&format!("bigchunk-{kind:?}"), kind, zarray("|u1", &[HUGE], &[HUGE], json!(7)));
+        let nc = s.open().unwrap();
+        assert_eq!(nc.floats("a", &[0], &[4]), Ok(vec![7.0; 4]));
+        assert_eq!(nc.floats("a", &[HUGE as usize - 4], &[4]), Ok(vec![7.0; 4]));
+        let v = nc.varid("a");
+        let mut bytes = [0u8; 3];
+        let code = unsafe {
+            netcdf::capi::data_typed::nc_get_vara_uchar(nc.0, v, [5].as_ptr(), [3].as_ptr(), bytes.as_mut_ptr())
+        };
+        assert_eq!((code, bytes), (NC_NOERR, [7, 7, 7]));
+        drop(nc);
+        s.put("a/0", [1u8, 2, 3, 4]);
+        assert_eq!(s.open().unwrap().floats("a", &[0], &[4]), Err(NC_ENCZARR), "a 4-byte chunk of 2^62");
+        // Compressed, a chunk must be decoded whole: no memory for it.
+        s.remove("a/0");
+        s.edit("a/.zarray", |z| z["compressor"] = json!({"id": "zlib"}));
+        assert_eq!(s.open().unwrap().floats("a", &[0], &[4]), Err(NC_ENOMEM), "missing compressed chunk");
+        s.put("a/0", zlib(&[1, 2, 3, 4]));
+        assert_eq!(s.open().unwrap().floats("a", &[0], &[4]), Err(NC_EFILTER), "short compressed chunk");
+        for (codec, stored) in [
+            (json!({"id": "lz4"}), [&(1u32 << 31).to_le_bytes()[..], &lz4_block_bomb(1 << 16)].concat()),
+            (json!({"id": "blosc"}), blosc_memcpy(&[0; 8], u32::MAX)),
+            (json!({"id": "blosc"}), blosc_block(&lz4_block_bomb(1 << 16), u32::MAX, 1)),
+            (json!({"id": "blosc"}), blosc_block(&zstd_bomb(1 << 32), u32::MAX, 4)),
+            (json!({"id": "zstd"}), zstd_claim(1 << 61)),
+        ] {
+            s.edit("a/.zarray", |z| z["compressor"] = codec.clone());
+            s.put("a/0", &stored);
+            // Allocation is bounded by the chunk size (here: no memory
+            // holds it, so a claim to fill it is NC_ENOMEM).
+            let r = s.open().unwrap().floats("a", &[0], &[4]);
+            assert!(r == Err(NC_EFILTER) || r == Err(NC_ENOMEM), "{codec}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn chunks_bigger_than_memory_can_address() {
+    for kind in [Kind::Pure, Kind::Current] {
+        for (dtype, shape, chunks) in [
+            ("<f8", vec![1u64 << 32, 1 << 32], vec![1u64 << 32, 1 << 32]),
+            ("<f4", vec![HUGE, 4], vec![HUGE, 4]),
+            ("<f4", vec![HUGE, HUGE], vec![HUGE, HUGE]),
+            ("<U4611686018427387904", vec![4], vec![4]),
+            ("|S9223372036854775807", vec![4], vec![4]),
+        ] {
+            let what = format!("{kind:?} {dtype} {chunks:?}");
+            let s = one_var(&format!("hugechunk-{kind:?}"), kind, zarray(dtype, &shape, &chunks, Value::Null));
+            let nc = s.open().unwrap_or_else(|e| panic!("{what}: {e}"));
+            let a = nc.varid("a");
+            let mut got = [0usize; 2];
+            let mut storage = -1;
+            assert_eq!(unsafe { nc_inq_var_chunking(nc.0, a, &mut storage, got.as_mut_ptr()) }, NC_NOERR);
+            assert_eq!(got[0] as u64, chunks[0], "{what}");
+            let mut buf = [0u8; 64];
+            let start = [0usize; 2];
+            let count = [1usize; 2];
+            let code = unsafe { nc_get_vara(nc.0, a, start.as_ptr(), count.as_ptr(), buf.as_mut_ptr() as *mut c_void) };
+            assert_eq!(code, NC_ENCZARR, "{what}");
+        }
+    }
+}
+
+#[test]
+fn zero_and_empty_shapes() {
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = one_var(&format!("zero-{kind:?}"), kind, zarray("<f4", &[0], &[1], json!(1.0)));
+        let nc = s.open().unwrap();
+        assert_eq!(nc.dimlen("d0"), 0);
+        assert_eq!(nc.floats("a", &[0], &[0]), Ok(vec![]));
+        assert_eq!(nc.floats("a", &[0], &[1]), Err(NC_EINVALCOORDS));
+        let mut x = SENTINEL;
+        assert_eq!(unsafe { netcdf::capi::data_typed::nc_get_var_float(nc.0, nc.varid("a"), &mut x) }, NC_NOERR);
+        assert_eq!(x.to_bits(), SENTINEL.to_bits());
+    }
+    // A 0-d Zarr array is a scalar; its chunks must then be [] too.
+    let s = one_var("zero-d", Kind::Pure, zarray("<f4", &[], &[], json!(1.0)));
+    s.put("a/0", le_floats(&[4.5]));
+    assert_eq!(s.open().unwrap().floats("a", &[], &[]), Ok(vec![4.5]));
+    s.edit("a/.zarray", |z| z["chunks"] = json!([1]));
+    expect_open(&s, NC_ENCZARR, "0-d array with 1-d chunks");
+}
+
+#[test]
+fn too_many_dimensions() {
+    // NC_MAX_VAR_DIMS (1024): callers size their dimension id arrays by it.
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = one_var(&format!("rank-{kind:?}"), kind, zarray("<f4", &[1; 1025], &[1; 1025], json!(0.0)));
+        expect_open(&s, NC_EMAXDIMS, &format!("{kind:?} rank 1025"));
+        // (With "/" the chunk key is 1024 short path segments; with "." it
+        // would be one file name longer than the system allows.)
+        let mut za = zarray("<f4", &[1; 1024], &[1; 1024], json!(0.0));
+        za["dimension_separator"] = json!("/");
+        let s = one_var(&format!("rank1024-{kind:?}"), kind, za);
+        let nc = s.open().unwrap();
+        assert_eq!(nc.floats("a", &[0; 1024], &[1; 1024]), Ok(vec![0.0]));
+    }
 }

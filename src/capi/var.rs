@@ -338,7 +338,12 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
             let shape: Vec<usize> = var.dimids.iter().map(|&d| ds.model.dims[d].len).collect();
             Ok((var.name.clone(), var.xtype, dims, var.atts.clone(), shape))
         })?;
-        let nelems: usize = shape.iter().product();
+        // The whole variable passes through memory: one that does not fit
+        // (or whose size does not even fit a size_t) is NC_ENOMEM, checked
+        // before anything is defined in the output.
+        let size = crate::types::type_size(xtype)?;
+        let nelems = shape.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
+        let mut buf = crate::buffers::zeroed(nelems.max(1).checked_mul(size).ok_or(NcError::ENOMEM)?)?;
         let new_varid = registry::with(ncid_out, |ds, grp| {
             let dimids = dim_names
                 .iter()
@@ -352,8 +357,6 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
         })?;
         // The data, whole, in the variable's own type; the input's shape
         // (not the output's) so records extend the output's dimensions.
-        let size = crate::types::type_size(xtype)?;
-        let mut buf = vec![0u8; nelems.max(1) * size];
         let start = vec![0usize; shape.len()];
         let (s, c) = (start.as_ptr(), shape.as_ptr());
         let status = unsafe { super::data_typed::nc_get_vara(ncid_in, varid, s, c, buf.as_mut_ptr() as *mut c_void) };

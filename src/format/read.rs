@@ -480,6 +480,10 @@ impl Reader<'_> {
         }
         let shape = usize_list(zarray.get("shape"))?;
         let chunks = usize_list(zarray.get("chunks"))?;
+        if shape.len() > crate::model::NC_MAX_VAR_DIMS {
+            // Callers size their dimension id arrays by NC_MAX_VAR_DIMS.
+            return Err(NcError::EMAXDIMS);
+        }
         if chunks.len() != shape.len() || chunks.contains(&0) {
             return Err(NcError::ENCZARR);
         }
@@ -525,8 +529,12 @@ impl Reader<'_> {
             Some(v) => match decode_fill(v, dtype_text, dtype.xtype, self.layout == Layout::V1) {
                 Ok(fill) => (false, fill),
                 // An unsupported dtype is refused anyway; its stand-in type
-                // gets the default fill.
-                Err(_) if data_error.is_some() => (false, Values::default_fill(dtype.xtype)?),
+                // reports what it can (the first of a complex [re, im]).
+                Err(_) if data_error.is_some() => {
+                    let first = v.as_array().and_then(|items| items.first());
+                    let lenient = first.and_then(|f| decode_fill(f, dtype_text, dtype.xtype, false).ok());
+                    (false, lenient.map_or_else(|| Values::default_fill(dtype.xtype), Ok)?)
+                }
                 // A fill value that is not one of the variable's type: the
                 // variable stays listed, its data (and fill) are refused.
                 Err(e) => {

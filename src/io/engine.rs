@@ -145,7 +145,7 @@ unsafe fn write_checked(
             continue;
         }
         let mut chunk =
-            if part.covers_chunk { layout.fill_chunk() } else { load_chunk(ds.store.as_ref(), &layout, &part.idx)? };
+            if part.covers_chunk { layout.fill_chunk()? } else { load_chunk(ds.store.as_ref(), &layout, &part.idx)? };
         range_error |= unsafe { copy_in(&layout, sel, part, &mut chunk, mem_type, buf) }?;
         if cacheable {
             let evicted = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?.insert(

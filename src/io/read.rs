@@ -80,7 +80,7 @@ unsafe fn copy_out_ranged(
                 segments.push(((run.chunk_off * es) as u64, dst));
                 Ok(())
             })?;
-            if !store.read_into(&key, &mut segments)? {
+            if !store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut segments)? {
                 for (_, dst) in segments.iter_mut() {
                     dst.chunks_exact_mut(es).for_each(|e| e.copy_from_slice(&layout.fill));
                 }
@@ -88,23 +88,29 @@ unsafe fn copy_out_ranged(
             Ok(false)
         }
         PartRead::Span { first, span } => {
-            let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
-            let bytes = decode_or_fill(layout, bytes, span);
+            let mut bytes = crate::buffers::zeroed(span * es)?;
+            let found =
+                store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut [((first * es) as u64, &mut bytes)])?;
+            let bytes = decode_or_fill(layout, found.then_some(bytes), span)?;
             unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
         }
         PartRead::Runs | PartRead::Whole => {
             let mut ranges = Vec::new();
             for_each_run(sel, &layout.chunks, part, |run| {
-                ranges.push(((run.chunk_off * es) as u64, ((run.n - 1) * run.chunk_step + 1) * es));
+                ranges.push((
+                    (run.chunk_off * es) as u64,
+                    crate::buffers::zeroed(((run.n - 1) * run.chunk_step + 1) * es)?,
+                ));
                 Ok(())
             })?;
-            let fetched = store.get_ranges(&key, &ranges)?;
+            let mut segments: Vec<(u64, &mut [u8])> = ranges.iter_mut().map(|(o, b)| (*o, &mut b[..])).collect();
+            let found = store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut segments)?;
             let mut range_error = false;
-            let mut k = 0;
+            let mut fetched = ranges.into_iter();
             for_each_run(sel, &layout.chunks, part, |run| {
-                let elems = ranges[k].1 / es;
-                let bytes = decode_or_fill(layout, fetched.as_ref().map(|f| f[k].clone()), elems);
-                k += 1;
+                let (_, stored) = fetched.next().ok_or(NcError::EINTERNAL)?;
+                let elems = stored.len() / es;
+                let bytes = decode_or_fill(layout, found.then_some(stored), elems)?;
                 range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
                 Ok(())
             })?;

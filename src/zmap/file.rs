@@ -54,6 +54,65 @@ impl FileMap {
     }
 }
 
+impl FileMap {
+    /// [`Zmap::read_into`], checking the object's length first when `size`
+    /// is given.
+    fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        use std::os::fd::AsRawFd;
+        let path = self.path_of(key)?;
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(false),
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        if let Some(size) = size {
+            let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
+            if meta.is_dir() {
+                return Ok(false);
+            }
+            if meta.len() != size {
+                return Err(NcError::ENCZARR);
+            }
+        }
+        // Consecutive segments whose file ranges follow each other go in one
+        // preadv call (at most IOV_MAX buffers each).
+        const IOV_MAX: usize = 1024;
+        let mut i = 0;
+        while i < segments.len() {
+            let start = segments[i].0;
+            let mut end = i;
+            let mut next = start;
+            while end < segments.len() && end - i < IOV_MAX && segments[end].0 == next {
+                next += segments[end].1.len() as u64;
+                end += 1;
+            }
+            let total = (next - start) as usize;
+            let iov: Vec<libc::iovec> = segments[i..end]
+                .iter_mut()
+                .map(|(_, b)| libc::iovec { iov_base: b.as_mut_ptr() as *mut libc::c_void, iov_len: b.len() })
+                .collect();
+            // SAFETY: every iovec points into a live, exclusively borrowed
+            // buffer of the stated length.
+            let n =
+                unsafe { libc::preadv(file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, start as libc::off_t) };
+            if n < 0 {
+                return Err(NcError::from_io(&std::io::Error::last_os_error()));
+            }
+            if (n as usize) < total {
+                // A short read: finish this batch one segment at a time.
+                use std::os::unix::fs::FileExt;
+                for (offset, buf) in segments[i..end].iter_mut() {
+                    file.read_exact_at(buf, *offset).map_err(|e| {
+                        if e.kind() == ErrorKind::UnexpectedEof { NcError::ENCZARR } else { NcError::from_io(&e) }
+                    })?;
+                }
+            }
+            i = end;
+        }
+        Ok(true)
+    }
+}
+
 fn temp_name(dir: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -100,49 +159,12 @@ impl Zmap for FileMap {
 
     /// `preadv` in batches, so scattering many runs costs few system calls.
     fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
-        use std::os::fd::AsRawFd;
-        let path = self.path_of(key)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(false),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
-        // Consecutive segments whose file ranges follow each other go in one
-        // preadv call (at most IOV_MAX buffers each).
-        const IOV_MAX: usize = 1024;
-        let mut i = 0;
-        while i < segments.len() {
-            let start = segments[i].0;
-            let mut end = i;
-            let mut next = start;
-            while end < segments.len() && end - i < IOV_MAX && segments[end].0 == next {
-                next += segments[end].1.len() as u64;
-                end += 1;
-            }
-            let total = (next - start) as usize;
-            let iov: Vec<libc::iovec> = segments[i..end]
-                .iter_mut()
-                .map(|(_, b)| libc::iovec { iov_base: b.as_mut_ptr() as *mut libc::c_void, iov_len: b.len() })
-                .collect();
-            // SAFETY: every iovec points into a live, exclusively borrowed
-            // buffer of the stated length.
-            let n =
-                unsafe { libc::preadv(file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, start as libc::off_t) };
-            if n < 0 {
-                return Err(NcError::from_io(&std::io::Error::last_os_error()));
-            }
-            if (n as usize) < total {
-                // A short read: finish this batch one segment at a time.
-                use std::os::unix::fs::FileExt;
-                for (offset, buf) in segments[i..end].iter_mut() {
-                    file.read_exact_at(buf, *offset).map_err(|e| {
-                        if e.kind() == ErrorKind::UnexpectedEof { NcError::ENCZARR } else { NcError::from_io(&e) }
-                    })?;
-                }
-            }
-            i = end;
-        }
-        Ok(true)
+        self.read_into_sized(key, None, segments)
+    }
+
+    /// The length comes from the open file (`fstat`), before any read.
+    fn read_into_exact(&self, key: &str, size: u64, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        self.read_into_sized(key, Some(size), segments)
     }
 
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
