@@ -1431,3 +1431,473 @@ fn too_many_dimensions() {
         assert_eq!(nc.floats("a", &[0; 1024], &[1; 1024]), Ok(vec![0.0]));
     }
 }
+
+// ----- nesting -------------------------------------------------------------
+
+/// `depth` nested arrays: `[[[...]]]`.
+fn nested(depth: usize) -> String {
+    "[".repeat(depth) + &"]".repeat(depth)
+}
+
+#[test]
+fn json_nested_100000_deep() {
+    let deep = nested(100_000);
+    for kind in KINDS {
+        let s = dataset(&format!("deep-{kind:?}"), kind);
+        // As a whole object, and as a value inside one.
+        for key in s.metadata_keys() {
+            let good = s.get(&key);
+            s.put(&key, &deep);
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} {key} = [[[...]]]"));
+            let text = String::from_utf8(good.clone()).unwrap();
+            s.put(&key, text.replacen('{', &format!("{{\"deep\": {deep}, "), 1));
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} {key} holding [[[...]]]"));
+            s.put(&key, &good);
+        }
+        // An attribute value nested deep, but within what JSON readers
+        // take (serde_json's 128 levels), reads back as JSON text.
+        s.edit("v/.zattrs", |a| a["nest"] = serde_json::from_str(&nested(100)).unwrap());
+        let nc = s.open().unwrap();
+        assert_eq!(nc.att_text(nc.varid("v"), "nest"), Ok(nested(100)), "{kind:?}");
+        drop(nc);
+        let text = String::from_utf8(s.get("v/.zattrs")).unwrap();
+        s.put("v/.zattrs", text.replace(&nested(100), &deep));
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} attribute [[[...]]]"));
+    }
+}
+
+/// The consolidated metadata of a store, as zarr-python writes it.
+fn consolidate(s: &Store) -> Value {
+    let mut meta = serde_json::Map::new();
+    for key in s.metadata_keys() {
+        if key.ends_with(".zgroup") || key.ends_with(".zarray") || key.ends_with(".zattrs") {
+            meta.insert(key.clone(), s.json(&key));
+        }
+    }
+    let z = json!({"zarr_consolidated_format": 1, "metadata": meta});
+    s.put_json(".zmetadata", &z);
+    z
+}
+
+#[test]
+fn groups_nested_too_deep() {
+    // netCDF has no depth limit; we stop at 1000 (deep nesting in
+    // consolidated metadata costs no file system path). (Keys grow with
+    // the depth: 3000 levels is already 18 MB of keys.)
+    for (depth, code) in [(900usize, NC_NOERR), (1001, NC_ENCZARR), (3000, NC_ENCZARR)] {
+        for kind in [Kind::Pure, Kind::Current] {
+            let s = Store::new(&format!("depth-{kind:?}"));
+            let mut meta = serde_json::Map::new();
+            let mut key = String::new();
+            for level in 0..=depth {
+                let group = if level < depth {
+                    json!({"dimensions": {}, "arrays": [], "groups": ["g"]})
+                } else {
+                    json!({"dimensions": {}, "arrays": [], "groups": []})
+                };
+                let mut attrs = json!({"_nczarr_group": group});
+                if level == 0 {
+                    attrs["_nczarr_superblock"] = json!({"version": "2.0.0"});
+                }
+                if kind == Kind::Pure {
+                    attrs = json!({});
+                }
+                let prefix = if key.is_empty() { String::new() } else { format!("{key}/") };
+                meta.insert(format!("{prefix}.zgroup"), json!({"zarr_format": 2}));
+                meta.insert(format!("{prefix}.zattrs"), attrs.clone());
+                if level == 0 {
+                    s.put_json(".zgroup", &json!({"zarr_format": 2}));
+                    s.put_json(".zattrs", &attrs);
+                }
+                key = if key.is_empty() { "g".to_string() } else { format!("{key}/g") };
+            }
+            s.put_json(".zmetadata", &json!({"zarr_consolidated_format": 1, "metadata": meta}));
+            expect_open(&s, code, &format!("{kind:?} {depth} deep"));
+        }
+    }
+}
+
+// ----- names that try to leave the dataset --------------------------------
+
+const BAD_NAMES: [&str; 14] =
+    ["..", ".", "../v", "/v", "v/", "a/b", "a//b", "a\\b", "..\\..\\v", "a\u{0}b", "", " v", "v\n", "\u{7f}"];
+
+#[test]
+fn bad_names_in_nczarr_metadata() {
+    let long = "x".repeat(300);
+    let names: Vec<&str> = BAD_NAMES.iter().copied().chain([long.as_str()]).collect();
+    for kind in [Kind::Current, Kind::Lower, Kind::Upper, Kind::V1] {
+        let s = dataset(&format!("names-{kind:?}"), kind);
+        let place = group_info_place(kind).unwrap();
+        let (arrays, dims) = match kind {
+            Kind::Current => ("arrays", "dimensions"),
+            _ => ("vars", "dims"),
+        };
+        let good = s.get(place.0);
+        for name in &names {
+            for what in ["array", "group", "dimension"] {
+                if what == "dimension" && *name == "a\\b" {
+                    continue; // a valid dimension name: dimensions are no keys
+                }
+                edit_at(&s, place, |info| match what {
+                    "array" => info[arrays] = json!(["v", "w", name]),
+                    "group" => info["groups"] = json!(["g", name]),
+                    _ => info[dims] = json!({"x": 4, *name: 3}),
+                });
+                expect_open(&s, NC_ENCZARR, &format!("{kind:?} {what} named {name:?}"));
+                s.put(place.0, &good);
+            }
+        }
+        // Names must be unique among a group's variables and groups.
+        for (arr, grp) in [
+            (json!(["v", "w", "v"]), json!(["g"])),
+            (json!(["v", "w"]), json!(["g", "g"])),
+            (json!(["v", "w"]), json!(["g", "v"])),
+        ] {
+            edit_at(&s, place, |info| {
+                info[arrays] = arr.clone();
+                info["groups"] = grp.clone();
+            });
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} arrays {arr} groups {grp}"));
+            s.put(place.0, &good);
+        }
+        check_reference(&s.open().unwrap());
+    }
+}
+
+#[test]
+fn bad_dimension_references() {
+    for kind in [Kind::Current, Kind::Lower, Kind::Upper, Kind::V1] {
+        let s = dataset(&format!("dimrefs-{kind:?}"), kind);
+        let place = array_info_place(kind).unwrap();
+        let refs_key = if kind == Kind::Current { "dimension_references" } else { "dimrefs" };
+        let good = s.get(place.0);
+        for refs in [
+            json!(["/../x"]),
+            json!(["/g/../x"]),
+            json!(["/nope"]),
+            json!(["/g/x"]),
+            json!(["/x/"]),
+            json!([""]),
+            json!(["/x", "/x"]),
+            json!([]),
+            json!("/x"),
+            json!([4]),
+            json!([null]),
+            json!({"x": "/x"}),
+            json!(["/x\u{0}"]),
+        ] {
+            edit_at(&s, place, |info| info[refs_key] = refs.clone());
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} {refs_key} {refs}"));
+            s.put(place.0, &good);
+        }
+        for info in [json!("chunked"), json!([]), json!(7)] {
+            edit_at(&s, place, |i| *i = info.clone());
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} array info {info}"));
+            s.put(place.0, &good);
+        }
+    }
+}
+
+#[test]
+fn group_info_of_the_wrong_shape() {
+    for kind in [Kind::Current, Kind::Lower, Kind::Upper, Kind::V1] {
+        let s = dataset(&format!("ginfo-{kind:?}"), kind);
+        let place = group_info_place(kind).unwrap();
+        let (arrays, dims) = if kind == Kind::Current { ("arrays", "dimensions") } else { ("vars", "dims") };
+        let good = s.get(place.0);
+        let edits: Vec<(&str, Value)> = vec![
+            (dims, json!([4])),
+            (dims, json!("x")),
+            (dims, json!({"x": "4"})),
+            (dims, json!({"x": -4})),
+            (dims, json!({"x": 4.5})),
+            (dims, json!({"x": [4]})),
+            (dims, json!({"x": {"size": "4"}})),
+            (dims, json!({"x": {"size": -1, "unlimited": 1}})),
+            (dims, json!({"x": 1e30})),
+            (arrays, json!("v")),
+            (arrays, json!([["v"]])),
+            (arrays, json!([1])),
+            (arrays, json!({"v": 1})),
+            ("groups", json!("g")),
+            ("groups", json!([{}])),
+            ("groups", json!(5)),
+        ];
+        for (key, value) in edits {
+            edit_at(&s, place, |info| info[key] = value.clone());
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} {key} = {value}"));
+            s.put(place.0, &good);
+        }
+        // Extra keys are ignored.
+        edit_at(&s, place, |info| info["extra"] = json!({"a": [1, 2]}));
+        check_reference(&s.open().unwrap());
+    }
+}
+
+#[test]
+fn xarray_dimension_names_that_do_not_fit() {
+    // _ARRAY_DIMENSIONS is a convention, not structure: a list of the wrong
+    // length or with unusable names falls back to anonymous dimensions;
+    // one that is not a list of strings is malformed.
+    let s = dataset("xarray-dims", Kind::Pure);
+    for names in [json!(["x", "y"]), json!([]), json!(["../x"]), json!(["a/b"]), json!([""]), json!(["x\u{0}"])] {
+        s.edit("v/.zattrs", |a| a["_ARRAY_DIMENSIONS"] = names.clone());
+        let nc = s.open().unwrap_or_else(|e| panic!("{names}: {e}"));
+        assert_eq!(nc.all_floats("v", 4), Ok(vec![1.0, 2.0, 3.0, 4.0]), "{names}");
+        assert_eq!(nc.dimlen("_Anonymous_Dim_4"), 4, "{names}");
+    }
+    for names in [json!("x"), json!([4]), json!([null]), json!({"x": 1})] {
+        s.edit("v/.zattrs", |a| a["_ARRAY_DIMENSIONS"] = names.clone());
+        expect_open(&s, NC_ENCZARR, &format!("{names}"));
+    }
+}
+
+#[test]
+fn attribute_names_longer_than_callers_buffers() {
+    // Callers hold attribute names in NC_MAX_NAME + 1 bytes.
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = dataset(&format!("attname-{kind:?}"), kind);
+        s.edit("v/.zattrs", |a| a["x".repeat(256)] = json!(1));
+        let nc = s.open().unwrap();
+        let mut name = [0u8; 257];
+        let mut n = 0;
+        assert_eq!(unsafe { nc_inq_varnatts(nc.0, nc.varid("v"), &mut n) }, NC_NOERR);
+        let code = unsafe { nc_inq_attname(nc.0, nc.varid("v"), n - 1, name.as_mut_ptr() as *mut c_char) };
+        assert_eq!((code, name[256]), (NC_NOERR, 0));
+        drop(nc);
+        s.edit("v/.zattrs", |a| a["x".repeat(257)] = json!(1));
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} 257-byte attribute name"));
+        s.edit("v/.zattrs", |a| {
+            a.as_object_mut().unwrap().remove(&"x".repeat(257));
+            a["a\u{0}b"] = json!(1);
+        });
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} attribute name with NUL"));
+    }
+}
+
+#[test]
+fn hostile_consolidated_metadata() {
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = dataset(&format!("zmeta-{kind:?}"), kind);
+        let good = consolidate(&s);
+        check_reference(&s.open().unwrap());
+        // Keys that leave the dataset, or are no keys at all: the whole
+        // .zmetadata is ignored, the objects are read.
+        for key in
+            ["../evil/.zarray", "/abs/.zarray", "a//b/.zarray", "a\\b/.zarray", "a\u{0}b/.zarray", "", "/", "./.zarray"]
+        {
+            let mut z = good.clone();
+            z["metadata"][key] = zarray("<f4", &[4], &[4], json!(0));
+            s.put_json(".zmetadata", &z);
+            let nc = s.open().unwrap_or_else(|e| panic!("{kind:?} key {key:?}: {e}"));
+            check_reference(&nc);
+            assert_eq!(nc.nvars(), 2);
+        }
+        // Malformed .zmetadata is ignored too.
+        for bad in [
+            json!([]),
+            json!({"zarr_consolidated_format": "1", "metadata": good["metadata"]}),
+            json!({"zarr_consolidated_format": 2, "metadata": good["metadata"]}),
+            json!({"zarr_consolidated_format": 1, "metadata": []}),
+            json!({"zarr_consolidated_format": 1}),
+        ] {
+            s.put_json(".zmetadata", &bad);
+            check_reference(&s.open().unwrap());
+        }
+        for bad in [nested(100_000).into_bytes(), b"{\"metadata\": {".to_vec(), b"\xff".to_vec()] {
+            s.put(".zmetadata", &bad);
+            check_reference(&s.open().unwrap());
+        }
+        // Current consolidated metadata is the truth: a bad entry there is
+        // as bad as a bad object.
+        let mut z = good.clone();
+        z["metadata"]["v/.zarray"]["shape"] = json!("four");
+        s.put_json(".zmetadata", &z);
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} bad consolidated entry"));
+        let mut z = good.clone();
+        z["metadata"]["v/.zarray"] = json!([1]);
+        s.put_json(".zmetadata", &z);
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} consolidated entry not an object"));
+    }
+}
+
+// ----- links and listings -------------------------------------------------
+
+const NC_EACCESS: i32 = -77;
+
+#[test]
+fn symbolic_links_out_of_the_store_are_refused() {
+    use std::os::unix::fs::symlink;
+    let outside = Store::new("outside");
+    outside.put("secret", le_floats(&[42.0, 43.0]));
+    let other = dataset("outside-var", Kind::Pure);
+    for kind in [Kind::Pure, Kind::Current] {
+        let s = dataset(&format!("links-{kind:?}"), kind);
+        // A chunk that is a link to a file elsewhere: never read.
+        s.remove("v/0");
+        symlink(outside.path("secret"), s.path("v/0")).unwrap();
+        let nc = s.open().unwrap();
+        for (what, r) in read_v_chunk0(&nc) {
+            assert_eq!(r, Err(NC_EACCESS), "{kind:?} {what}");
+        }
+        assert_eq!(nc.floats("v", &[2], &[2]), Ok(vec![3.0, 4.0]));
+        drop(nc);
+        // Nor written through: the link is replaced, its target untouched.
+        let nc = open_url_mode(&s.url("nczarr"), NC_WRITE).unwrap();
+        let code =
+            unsafe { nc_put_vara_float(nc.0, nc.varid("v"), [0].as_ptr(), [2].as_ptr(), [7.0f32, 8.0].as_ptr()) };
+        assert_eq!(code, NC_NOERR, "{kind:?}");
+        drop(nc);
+        assert_eq!(outside.get("secret"), le_floats(&[42.0, 43.0]));
+        assert!(!std::fs::symlink_metadata(s.path("v/0")).unwrap().file_type().is_symlink());
+        assert_eq!(s.open().unwrap().all_floats("v", 4), Ok(vec![7.0, 8.0, 3.0, 4.0]));
+        // A dangling link cannot be checked: refused.
+        s.remove("v/0");
+        symlink("/nonexistent/nczarr-rs", s.path("v/0")).unwrap();
+        assert_eq!(s.open().unwrap().floats("v", &[0], &[2]), Err(NC_EACCESS), "{kind:?} dangling");
+        s.remove("v/0");
+        s.put("v/0", le_floats(&[1.0, 2.0]));
+        // A variable or group directory that is a link elsewhere.
+        std::fs::rename(s.path("g/u"), s.path("g/u.real")).unwrap();
+        symlink(other.path("v"), s.path("g/u")).unwrap();
+        expect_open(&s, NC_EACCESS, &format!("{kind:?} g/u -> elsewhere"));
+        std::fs::remove_file(s.path("g/u")).unwrap();
+        symlink("/", s.path("g/u")).unwrap();
+        expect_open(&s, NC_EACCESS, &format!("{kind:?} g/u -> /"));
+        // Links that stay inside the store are followed.
+        std::fs::remove_file(s.path("g/u")).unwrap();
+        symlink("u.real", s.path("g/u")).unwrap();
+        check_reference(&s.open().unwrap());
+        std::fs::remove_file(s.path("v/1")).unwrap();
+        std::fs::copy(s.path("g/u.real/0"), s.path("spare")).unwrap();
+        s.put("chunk1", le_floats(&[3.0, 4.0]));
+        symlink("../chunk1", s.path("v/1")).unwrap();
+        check_reference(&s.open().unwrap());
+        // Clobbering the store removes links, never what they point to.
+        std::fs::remove_file(s.path("spare")).unwrap();
+        symlink(outside.path(""), s.path("spare")).unwrap();
+        let mut id = -1;
+        assert_eq!(unsafe { netcdf::capi::file::nc_create(cstr(&s.url("nczarr")).as_ptr(), 0, &mut id) }, NC_NOERR);
+        nc_close(id);
+        assert_eq!(outside.get("secret"), le_floats(&[42.0, 43.0]));
+    }
+    // The root itself may be a link.
+    let s = dataset("linked-root-real", Kind::Current);
+    let link = scratch_base().join("linked-root");
+    let _ = std::fs::remove_file(&link);
+    symlink(&s.root, &link).unwrap();
+    let nc = open_url(&format!("file://{}#mode=nczarr,file", link.display())).unwrap();
+    check_reference(&nc);
+    drop(nc);
+    std::fs::remove_file(&link).unwrap();
+}
+
+#[test]
+fn a_link_loop_stops_at_the_depth_limit() {
+    use std::os::unix::fs::symlink;
+    let s = dataset("loop", Kind::Pure);
+    symlink("..", s.path("g/l")).unwrap();
+    // The system stops following links first: ELOOP, as netcdf-c answers
+    // system errors, with their errno.
+    expect_open(&s, 40, "g/l -> ..");
+}
+
+#[test]
+fn odd_names_in_directory_listings() {
+    use std::os::unix::ffi::OsStrExt;
+    let s = dataset("listing", Kind::Pure);
+    // Names that are no keys (a backslash) or no netCDF names.
+    for name in ["a\\b", "x\ny", "-x", " x"] {
+        s.put_json(&format!("{name}/.zarray"), &zarray("<f4", &[4], &[4], json!(0)));
+        expect_open(&s, NC_ENCZARR, &format!("array {name:?}"));
+        std::fs::remove_dir_all(s.path(name)).unwrap();
+    }
+    // Hidden entries and names that are not UTF-8 are not keys: skipped.
+    s.put_json(".hidden/.zarray", &zarray("<f4", &[4], &[4], json!(0)));
+    let raw = s.root.join(std::ffi::OsStr::from_bytes(b"bad\xff"));
+    std::fs::create_dir_all(&raw).unwrap();
+    std::fs::write(raw.join(".zarray"), serde_json::to_vec(&zarray("<f4", &[4], &[4], json!(0))).unwrap()).unwrap();
+    let nc = s.open().unwrap();
+    check_reference(&nc);
+    assert_eq!(nc.nvars(), 2);
+}
+
+// ----- dataset names ----------------------------------------------------------
+
+#[test]
+fn hostile_urls() {
+    let s = dataset("urls", Kind::Current);
+    let root = s.root.display().to_string();
+    let cases: Vec<(String, i32)> = vec![
+        (String::new(), NC_EINVAL),
+        // A plain path that is not there: ENOENT, as netcdf-c.
+        (":".into(), 2),
+        ("file:".into(), NC_EURL),
+        ("file://".into(), NC_EURL),
+        // No zarr mode: netcdf-c would try DAP2, which is not built.
+        ("file:///".into(), NC_ENOTBUILT),
+        ("file:///#mode=nczarr,file".into(), NC_ENOTNC),
+        ("#".into(), NC_ENOTBUILT),
+        ("#mode=".into(), NC_ENOTBUILT),
+        // The working directory, which holds no dataset.
+        ("#mode=nczarr".into(), NC_ENOTNC),
+        (format!("file://{root}"), NC_ENOTBUILT),
+        (format!("file://{root}#"), NC_ENOTBUILT),
+        (format!("file://{root}#mode="), NC_ENOTBUILT),
+        (format!("file://{root}#mode=junk"), NC_ENOTBUILT),
+        (format!("file://{root}#mode=nczarr,junk"), NC_EINVAL),
+        (format!("file://{root}#mode=nczarr,file,s3"), NC_EINVAL),
+        (format!("file://{root}#mode=nczarr,zip"), NC_ENOTBUILT),
+        (format!("file://{root}#mode=nczarr,,,file,,"), NC_NOERR),
+        (format!("file://{root}#mode=nczarr&mode=file&&&=&==&mode"), NC_NOERR),
+        (format!("file://{root}#mode=nczarr,file#mode=zarr"), NC_EINVAL),
+        (format!("file://{root}#mode=NCZARR,FILE"), NC_NOERR),
+        (format!("file://{root}%#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}%4#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}%zz#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}%ff#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}%c3%28#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}%00#mode=nczarr,file"), NC_EURL),
+        (format!("file://{root}/%2e%2e/%2e%2e#mode=nczarr,file"), NC_ENOTNC),
+        (format!("file://{}#mode=nczarr,file", root.replace('/', "%2f")), NC_NOERR),
+        ("http://example.com/x#mode=nczarr".into(), NC_ENOTBUILT),
+        ("s3://bucket/key#mode=nczarr".into(), NC_ENOTBUILT),
+        ("gopher://x/y#mode=nczarr".into(), NC_EINVAL),
+        (format!("file://{}#mode=nczarr,file", "/x".repeat(100_000)), 36), // ENAMETOOLONG
+        (format!("file://{root}#mode=nczarr,file&{}", "k=v&".repeat(250_000)), NC_NOERR),
+        (format!("file://{root}#mode=nczarr,file,{}", "zarr,".repeat(100_000)), NC_NOERR),
+        (format!("file://{root}#{}", "mode=nczarr&".repeat(100_000)), NC_NOERR),
+        (format!("file://{root}#mode={}", "x".repeat(1 << 20)), NC_ENOTBUILT),
+        (format!("file://{root}#mode=nczarr,{}", "x".repeat(1 << 20)), NC_EINVAL),
+    ];
+    let mut wrong = Vec::new();
+    for (url, code) in cases {
+        let shown: String = url.chars().take(120).collect();
+        let got = open_url(&url).err().unwrap_or(NC_NOERR);
+        if got != code {
+            wrong.push(format!("{shown}: {got}, expected {code}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // Bytes that are not UTF-8 (no URL can hold them).
+    assert_eq!(open_bytes(b"file:///tmp/\xff#mode=nczarr,file"), NC_EINVAL);
+    assert_eq!(open_bytes(b"\xff\xfe"), NC_EINVAL);
+    // NULL.
+    let mut id = -1;
+    assert_eq!(unsafe { nc_open(std::ptr::null(), 0, &mut id) }, NC_EINVAL);
+}
+
+#[test]
+fn directories_nested_too_deep() {
+    let s = Store::new("deep-dirs");
+    s.put_json(".zgroup", &json!({"zarr_format": 2}));
+    let mut key = String::new();
+    for _ in 0..1001 {
+        key.push_str("g/");
+        s.put_json(&format!("{key}.zgroup"), &json!({"zarr_format": 2}));
+    }
+    expect_open(&s, NC_ENCZARR, "1001 nested groups");
+    std::fs::remove_dir_all(s.path(&"g/".repeat(950))).unwrap();
+    assert_eq!(s.open().err(), None, "949 nested groups");
+}

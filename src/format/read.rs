@@ -24,7 +24,7 @@ use crate::model::attrs::FILL_VALUE;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Dim, Group, Model, Values, Var, names::check_name};
 use crate::types::*;
-use crate::zmap::{Zmap, join};
+use crate::zmap::{Zmap, join, validate_key};
 
 pub struct ReadResult {
     pub model: Model,
@@ -36,6 +36,11 @@ pub struct ReadResult {
 
 /// Key of the consolidated metadata object.
 pub const ZMETADATA: &str = ".zmetadata";
+
+/// Deepest group nesting read. netCDF sets no limit; this one keeps a
+/// hostile store (consolidated metadata nests groups without any file
+/// system path) from exhausting the stack or the time of the reader.
+pub const MAX_GROUP_DEPTH: usize = 1000;
 
 /// Where metadata objects are read from.
 struct Source<'a> {
@@ -115,7 +120,10 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
             match m.remove("metadata") {
-                Some(Value::Object(meta)) => Some(meta),
+                // Every key must be one of the store's (nothing leaving it).
+                Some(Value::Object(meta)) if meta.keys().all(|k| !k.is_empty() && validate_key(k).is_ok()) => {
+                    Some(meta)
+                }
                 _ => None,
             }
         }
@@ -171,7 +179,7 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
     let legacy = matches!(layout, Layout::Lower | Layout::Upper | Layout::V1);
     let ncproperties = root_attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
     let mut reader = Reader { src, layout, model: Model::new(writable && !legacy), pending: Vec::new() };
-    reader.read_group(0, root_attrs, zgroup)?;
+    reader.read_group(0, root_attrs, zgroup, 0)?;
     for (g, name) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name)?;
     }
@@ -325,6 +333,11 @@ impl Reader<'_> {
             if is_reserved_key(name) {
                 continue;
             }
+            // Callers hold attribute names in NC_MAX_NAME + 1 bytes, as C
+            // strings.
+            if name.len() > crate::model::names::NC_MAX_NAME || name.contains('\0') {
+                return Err(NcError::ENCZARR);
+            }
             let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
                 (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
                 (_, _, Some(dtype)) => decode_typed(value, dtype),
@@ -355,7 +368,13 @@ impl Reader<'_> {
         Ok(id)
     }
 
-    fn read_group(&mut self, g: usize, zattrs: Map<String, Value>, zgroup: Map<String, Value>) -> NcResult<()> {
+    fn read_group(
+        &mut self,
+        g: usize,
+        zattrs: Map<String, Value>,
+        zgroup: Map<String, Value>,
+        depth: usize,
+    ) -> NcResult<()> {
         let gkey = self.model.group_key(g);
         self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?.0;
         let (arrays, groups) = match self.group_info(&gkey, &zattrs, &zgroup)? {
@@ -376,13 +395,21 @@ impl Reader<'_> {
             }
             None => self.list_children(&gkey)?,
         };
+        // Names are unique among a group's variables and subgroups.
+        let mut seen = BTreeSet::new();
+        if !arrays.iter().chain(&groups).all(|n| seen.insert(n.as_str())) {
+            return Err(NcError::ENCZARR);
+        }
+        if !groups.is_empty() && depth >= MAX_GROUP_DEPTH {
+            return Err(NcError::ENCZARR);
+        }
         self.pending.extend(arrays.into_iter().map(|a| (g, a)));
         for name in groups {
             let child = self.add_group(g, &name)?;
             let key = self.model.group_key(child);
             let child_attrs = self.src.object(&join(&key, ".zattrs"))?;
             let child_zgroup = self.src.object(&join(&key, ".zgroup"))?;
-            self.read_group(child, child_attrs, child_zgroup)?;
+            self.read_group(child, child_attrs, child_zgroup, depth + 1)?;
         }
         Ok(())
     }
@@ -391,6 +418,9 @@ impl Reader<'_> {
     fn list_children(&self, gkey: &str) -> NcResult<(Vec<String>, Vec<String>)> {
         let (mut arrays, mut groups) = (Vec::new(), Vec::new());
         for name in self.src.children(gkey)? {
+            // A name that is no single key segment is bad metadata (not a
+            // reason to probe the store for it).
+            check_stored_name(&name)?;
             let key = join(gkey, &name);
             if self.src.json(&join(&key, ".zarray"))?.is_some() {
                 arrays.push(name);

@@ -2,6 +2,7 @@
 //! store whose keys are `/`-separated paths relative to the dataset root.
 //! Everything above this layer is storage-blind.
 
+mod beneath;
 mod file;
 mod key;
 
