@@ -10,19 +10,17 @@
 //! [`MAX_ALLOC`]: an unchecked huge allocation aborts the run (a failure),
 //! a checked one becomes NC_ENOMEM.
 
-#![allow(dead_code, unused_imports)] // helpers for the tests still to come
-
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CString, c_char, c_void};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use netcdf::capi::att::{nc_get_att_text, nc_inq_att, nc_inq_attname};
 use netcdf::capi::data_typed::{
     nc_get_vara, nc_get_vara_double, nc_get_vara_float, nc_get_vara_int, nc_get_vars_float, nc_put_vara_float,
 };
 use netcdf::capi::dim::{nc_inq_dimid, nc_inq_dimlen};
-use netcdf::capi::file::{nc_close, nc_inq_natts, nc_inq_nvars, nc_open};
+use netcdf::capi::file::{nc_close, nc_inq_nvars, nc_open};
 use netcdf::capi::group::{nc_inq_grp_ncid, nc_inq_grps};
 use netcdf::capi::var::{nc_copy_var, nc_inq_var_chunking, nc_inq_var_fill, nc_inq_varid, nc_inq_varnatts};
 use serde_json::{Value, json};
@@ -83,22 +81,19 @@ const NC_EINVALCOORDS: i32 = -40;
 const NC_EMAXDIMS: i32 = -41;
 const NC_ENOTATT: i32 = -43;
 const NC_EBADTYPE: i32 = -45;
-const NC_ENOTVAR: i32 = -49;
 const NC_ENOTNC: i32 = -51;
 const NC_EEDGE: i32 = -57;
 const NC_ERANGE: i32 = -60;
 const NC_ENOMEM: i32 = -61;
 const NC_EURL: i32 = -74;
-const NC_EAUTH: i32 = -78;
+const NC_EACCESS: i32 = -77;
 const NC_ENOTBUILT: i32 = -128;
 const NC_EFILTER: i32 = -132;
 const NC_ENOFILTER: i32 = -136;
 const NC_ENCZARR: i32 = -137;
-const NC_ENOOBJECT: i32 = -141;
 
 const NC_WRITE: i32 = 1;
 const NC_GLOBAL: i32 = -1;
-const NC_FLOAT: i32 = 5;
 
 // ----- stores ----------------------------------------------------------
 
@@ -429,8 +424,7 @@ fn dataset(name: &str, kind: Kind) -> Store {
     s
 }
 
-/// The `.zarray` key of variable `v` for this layout, and the key its
-/// NCZarr array info sits under (object and JSON key).
+/// The reference dataset's data, as [`dataset`] stores it.
 fn check_reference(nc: &Nc) {
     assert_eq!(nc.all_floats("v", 4), Ok(vec![1.0, 2.0, 3.0, 4.0]));
     assert_eq!(nc.ints("w", &[0], &[4]), Ok(vec![10, 20, 30, 40]));
@@ -991,6 +985,11 @@ fn codecs() -> Vec<(&'static str, Value, Encoder)> {
             json!({"id": "blosc", "cname": "zlib", "clevel": 5, "shuffle": 0}),
             Box::new(|d: &[u8]| blosc_block(&zlib(d), d.len() as u32, 3)),
         ),
+        (
+            "blosc blosclz",
+            json!({"id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": 0}),
+            Box::new(|d: &[u8]| blosc_block(&blosclz_literals(d), d.len() as u32, 0)),
+        ),
         ("shuffle", json!({"id": "shuffle", "elementsize": 4}), Box::new(|d: &[u8]| shuffle4(d))),
         (
             "fletcher32",
@@ -998,6 +997,12 @@ fn codecs() -> Vec<(&'static str, Value, Encoder)> {
             Box::new(|d: &[u8]| [d, &fletcher32_of(d).to_le_bytes()[..]].concat()),
         ),
     ]
+}
+
+/// A blosclz stream of literal runs only (a control byte below 32 is
+/// followed by that many plus one literal bytes).
+fn blosclz_literals(d: &[u8]) -> Vec<u8> {
+    d.chunks(32).flat_map(|run| [&[(run.len() - 1) as u8][..], run].concat()).collect()
 }
 
 fn shuffle4(d: &[u8]) -> Vec<u8> {
@@ -1051,6 +1056,14 @@ fn compressed_chunks_that_decode_to_the_wrong_size() {
                     assert_eq!(r, Err(NC_EFILTER), "{kind:?} {name} chunk of {} stored bytes, {what}", bytes.len());
                 }
                 assert_eq!(nc.floats("v", &[2], &[2]), Ok(vec![3.0, 4.0]), "{name}");
+                drop(nc);
+                // A write into part of the chunk must decode it first.
+                let nc = open_url_mode(&s.url("nczarr"), NC_WRITE).unwrap();
+                let code =
+                    unsafe { nc_put_vara_float(nc.0, nc.varid("v"), [1].as_ptr(), [1].as_ptr(), [5.0f32].as_ptr()) };
+                assert_eq!(code, NC_EFILTER, "{kind:?} {name} write");
+                drop(nc);
+                assert_eq!(s.get("v/0"), bytes, "{name}: the chunk is left as it was");
             }
         }
     }
@@ -1724,8 +1737,6 @@ fn hostile_consolidated_metadata() {
 
 // ----- links and listings -------------------------------------------------
 
-const NC_EACCESS: i32 = -77;
-
 #[test]
 fn symbolic_links_out_of_the_store_are_refused() {
     use std::os::unix::fs::symlink;
@@ -1900,4 +1911,104 @@ fn directories_nested_too_deep() {
     expect_open(&s, NC_ENCZARR, "1001 nested groups");
     std::fs::remove_dir_all(s.path(&"g/".repeat(950))).unwrap();
     assert_eq!(s.open().err(), None, "949 nested groups");
+}
+
+#[test]
+fn odd_codec_parameters() {
+    use netcdf::capi::filter::{nc_inq_var_filter_ids, nc_inq_var_filter_info};
+    // Whatever the parameters say, data written reads back (parameters
+    // that make no sense are clamped or ignored), and filter inquiries
+    // answer.
+    for codec in [
+        json!({"id": "zlib", "level": 1e30}),
+        json!({"id": "zlib", "level": -7}),
+        json!({"id": "zlib", "level": "9"}),
+        json!({"id": "zlib", "level": [1]}),
+        json!({"id": "gzip", "level": "x"}),
+        json!({"id": "bz2", "level": 0}),
+        json!({"id": "bz2", "level": 1e18}),
+        json!({"id": "zstd", "level": 1e18}),
+        json!({"id": "zstd", "level": -1e18}),
+        json!({"id": "lz4", "acceleration": -1}),
+        json!({"id": "shuffle", "elementsize": 1e18}),
+        json!({"id": "shuffle", "elementsize": -4}),
+        json!({"id": "shuffle", "elementsize": 3}),
+        json!({"id": "blosc", "cname": "zstd", "clevel": 1e9, "shuffle": 99, "typesize": -1, "blocksize": -5}),
+        json!({"id": "blosc", "cname": "lz4hc", "clevel": -3, "shuffle": 2, "typesize": 1e18}),
+        json!({"id": "blosc", "cname": "zlib", "shuffle": "1"}),
+        json!({"id": "blosc", "cname": 5}),
+    ] {
+        let s = dataset("odd-codec", Kind::Pure);
+        s.edit("v/.zarray", |v| v["compressor"] = codec.clone());
+        s.remove("v/0");
+        s.remove("v/1");
+        let nc = open_url_mode(&s.url("nczarr"), NC_WRITE).unwrap();
+        let v = nc.varid("v");
+        let vals = [1.5f32, -2.5, 3.25, 1e30];
+        let code = unsafe { nc_put_vara_float(nc.0, v, [0].as_ptr(), [4].as_ptr(), vals.as_ptr()) };
+        let (mut n, mut ids) = (0usize, [0u32; 4]);
+        assert_eq!(unsafe { nc_inq_var_filter_ids(nc.0, v, &mut n, ids.as_mut_ptr()) }, NC_NOERR, "{codec}");
+        // (numcodecs' gzip has no HDF5 filter id: it is listed as 0.)
+        if n > 0 && ids[0] != 0 {
+            let (mut np, mut params) = (0usize, [0u32; 16]);
+            let code = unsafe { nc_inq_var_filter_info(nc.0, v, ids[0], &mut np, params.as_mut_ptr()) };
+            assert_eq!(code, NC_NOERR, "{codec} filter {}", ids[0]);
+        }
+        drop(nc);
+        if code == NC_NOERR {
+            assert_eq!(s.open().unwrap().all_floats("v", 4), Ok(vals.to_vec()), "{codec}");
+        } else {
+            assert_eq!(code, NC_ENOFILTER, "{codec}");
+        }
+    }
+}
+
+#[test]
+fn missing_keys() {
+    for kind in [Kind::Current, Kind::Lower, Kind::Upper] {
+        let s = dataset(&format!("missing-{kind:?}"), kind);
+        let (gobj, gkey) = group_info_place(kind).unwrap();
+        let (aobj, akey) = array_info_place(kind).unwrap();
+        // The group and array info themselves.
+        for (obj, key) in [(gobj, gkey), (aobj, akey)] {
+            let good = s.get(obj);
+            s.edit(obj, |o| {
+                o.as_object_mut().unwrap().remove(key);
+            });
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} no {key} in {obj}"));
+            s.put(obj, &good);
+        }
+        // Their parts: no dimension references at all is malformed; no
+        // dimension, array or group list is an empty one.
+        let refs = if kind == Kind::Current { "dimension_references" } else { "dimrefs" };
+        let good = s.get(aobj);
+        s.edit(aobj, |o| {
+            o[akey].as_object_mut().unwrap().remove(refs);
+        });
+        expect_open(&s, NC_ENCZARR, &format!("{kind:?} no {refs}"));
+        s.put(aobj, &good);
+        let good = s.get(gobj);
+        s.edit(gobj, |o| {
+            o[gkey].as_object_mut().unwrap().remove("groups");
+        });
+        let nc = s.open().unwrap();
+        let mut n = -1;
+        assert_eq!(unsafe { nc_inq_grps(nc.0, &mut n, std::ptr::null_mut()) }, NC_NOERR);
+        assert_eq!(n, 0, "{kind:?}");
+        drop(nc);
+        s.put(gobj, &good);
+    }
+    // Pure Zarr: a group without .zgroup is not a group; an array's
+    // .zattrs may be missing.
+    let s = dataset("missing-pure", Kind::Pure);
+    s.remove("g/.zgroup");
+    s.remove("v/.zattrs");
+    let nc = s.open().unwrap();
+    assert_eq!(nc.all_floats("v", 4), Ok(vec![1.0, 2.0, 3.0, 4.0]));
+    let mut n = -1;
+    assert_eq!(unsafe { nc_inq_grps(nc.0, &mut n, std::ptr::null_mut()) }, NC_NOERR);
+    assert_eq!(n, 0);
+    drop(nc);
+    s.remove(".zgroup");
+    expect_open(&s, NC_ENOTNC, "no root .zgroup");
 }
