@@ -22,6 +22,7 @@ pub unsafe extern "C" fn nc_def_var(
     varidp: *mut c_int,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         let ndims = usize::try_from(ndims).map_err(|_| NcError::EINVAL)?;
         if ndims > NC_MAX_VAR_DIMS {
@@ -39,6 +40,7 @@ pub unsafe extern "C" fn nc_def_var(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_str(name, NcError::ENOTVAR) }?;
         let varid = registry::with(ncid, |ds, grp| ds.model.find_var(grp, name))?;
         unsafe { put(varidp, varid as c_int) };
@@ -153,6 +155,7 @@ pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         registry::with(ncid, |ds, grp| ds.rename_var(grp, varid, name))
     })
