@@ -406,13 +406,16 @@ fn dataset(name: &str, kind: Kind) -> Store {
             s.put_json(".zgroup", &json!({"zarr_format": 2}));
             s.put_json(".nczgroup", &json!({"dims": {"x": 4}, "vars": ["v", "w"], "groups": ["g"]}));
             s.put_json(".zattrs", &json!({"title": "t"}));
-            s.put_json(".nczattrs", &json!({"types": {"title": "2"}}));
+            // The 4.8.0 release's own spellings for the root and for `w`,
+            // the 4.8.1-dev ones (`.nczattrs`, `.nczarray`) elsewhere.
+            s.put_json(".nczattr", &json!({"types": {"title": "2"}}));
             s.put_json("g/.zgroup", &json!({"zarr_format": 2}));
             s.put_json("g/.nczgroup", &json!({"dims": {}, "vars": ["u"], "groups": []}));
             for (key, arr, atts) in [("v", &v, json!({"units": "K"})), ("w", &w, json!({})), ("g/u", &u, json!({}))] {
                 s.put_json(&format!("{key}/.zarray"), arr);
                 s.put_json(&format!("{key}/.zattrs"), &atts);
-                s.put_json(&format!("{key}/.nczarray"), &json!({"dimrefs": ["/x"], "storage": "chunked"}));
+                let object = if key == "w" { ".nczvar" } else { ".nczarray" };
+                s.put_json(&format!("{key}/{object}"), &json!({"dimrefs": ["/x"], "storage": "chunked"}));
             }
             s.put_json("v/.nczattrs", &json!({"types": {"units": "2"}}));
         }
