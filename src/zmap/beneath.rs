@@ -8,6 +8,10 @@
 //! it, so a key whose path leads outside the root is refused with
 //! NC_EACCESS. Links that stay inside the store (and a root that is itself
 //! a link) are followed as usual.
+//!
+//! The check looks at the tree as it is: a directory found real is not
+//! looked at again while the store is open, and nothing here guards
+//! against another process swapping a directory for a link meanwhile.
 
 use std::collections::HashSet;
 use std::fs;
@@ -27,13 +31,15 @@ pub struct Checked(Mutex<HashSet<String>>);
 /// Most prefixes remembered; past this the set starts over.
 const MAX_CHECKED: usize = 1 << 16;
 
+/// The set is only ever tried, never waited for: busy (another thread,
+/// or a lock held across a `fork`), it is simply not used this time.
 impl Checked {
     fn contains(&self, prefix: &str) -> bool {
-        self.0.lock().is_ok_and(|set| set.contains(prefix))
+        self.0.try_lock().is_ok_and(|set| set.contains(prefix))
     }
 
     fn insert(&self, prefix: &str) {
-        if let Ok(mut set) = self.0.lock() {
+        if let Ok(mut set) = self.0.try_lock() {
             if set.len() >= MAX_CHECKED {
                 set.clear();
             }
