@@ -66,9 +66,7 @@ impl FileMap {
         super::beneath::check(&self.root, &self.checked, key, true)?;
         Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
-}
 
-impl FileMap {
     /// [`Zmap::read_into`], checking the object's length first when `size`
     /// is given.
     fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
