@@ -102,13 +102,14 @@ struct Store {
     root: PathBuf,
 }
 
-fn scratch_base() -> PathBuf {
-    std::env::temp_dir().join(format!("nczarr-rs-hostile-{}", std::process::id()))
+/// A scratch path of this test run (nothing is left there afterwards).
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("nczarr-rs-hostile-{}-{name}", std::process::id()))
 }
 
 impl Store {
     fn new(name: &str) -> Store {
-        let root = scratch_base().join(name);
+        let root = scratch(name);
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
         Store { root }
@@ -1798,7 +1799,7 @@ fn symbolic_links_out_of_the_store_are_refused() {
     }
     // The root itself may be a link.
     let s = dataset("linked-root-real", Kind::Current);
-    let link = scratch_base().join("linked-root");
+    let link = scratch("linked-root");
     let _ = std::fs::remove_file(&link);
     symlink(&s.root, &link).unwrap();
     let nc = open_url(&format!("file://{}#mode=nczarr,file", link.display())).unwrap();
