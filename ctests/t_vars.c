@@ -68,6 +68,10 @@ int main(void)
     ERR(NC_EBADDIM, nc_def_var(other, "bad", NC_INT, 1, dims, &v));
     ERR(NC_EBADDIM, nc_def_var(ncid, "bad", NC_INT, 1, dims, &v));
     ERR(NC_EBADNAME, nc_def_var(ncid, "bad name ", NC_INT, 0, NULL, &v));
+    /* A backslash would be a path separator in the store on Windows and in
+     * zip tools: refused for variables and groups (netcdf-c allows it). */
+    ERR(NC_EBADNAME, nc_def_var(ncid, "back\\slash", NC_INT, 0, NULL, &v));
+    ERR(NC_EBADNAME, nc_def_grp(ncid, "back\\slash", &v));
     ERR(NC_ENOTVAR, nc_inq_var(ncid, 999, name, &type, &ndims, dims, &natts));
     ERR(NC_ENOTVAR, nc_inq_varid(ncid, "nope", &v));
     ERR(NC_ENOTVAR, nc_inq_vartype(ncid, -2, &type));

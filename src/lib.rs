@@ -11,6 +11,7 @@
 //! * [`compat`]: netcdf-c internals the netcdf-c utilities import (URL
 //!   parsing, cdtime calendars, filter specs, logging).
 
+pub mod buffers;
 pub mod capi;
 pub mod codec;
 pub mod compat;

@@ -171,7 +171,12 @@ fn percent_decode(s: &str) -> NcResult<String> {
         if bytes[i] == b'%' {
             let hex = bytes.get(i + 1..i + 3).ok_or(NcError::EURL)?;
             let hex = std::str::from_utf8(hex).map_err(|_| NcError::EURL)?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| NcError::EURL)?);
+            // A NUL cannot be part of a file name.
+            let byte = u8::from_str_radix(hex, 16).map_err(|_| NcError::EURL)?;
+            if byte == 0 {
+                return Err(NcError::EURL);
+            }
+            out.push(byte);
             i += 3;
         } else {
             out.push(bytes[i]);

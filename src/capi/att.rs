@@ -71,6 +71,7 @@ unsafe fn put_att_from_c(
     mem_type: NcType,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         if name.is_null() {
             return Err(NcError::EBADNAME);
         }
@@ -102,6 +103,7 @@ unsafe fn att_name<'a>(name: *const c_char) -> NcResult<&'a str> {
 /// some were out of range, and NC_ERANGE is returned afterwards.
 unsafe fn get_att_to_c(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, mem_type: NcType) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             let (values, range_error) = fetch(ds, grp, varid, name, mem_type)?;
@@ -460,6 +462,7 @@ pub unsafe extern "C" fn nc_inq_att(
     lenp: *mut usize,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             let (values, _) = fetch(ds, grp, varid, name, NC_NAT)?;
@@ -494,6 +497,7 @@ pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { att_name(name) }?;
         registry::with(ncid, |ds, grp| {
             check_varid(ds, grp, varid)?;
@@ -525,6 +529,7 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         registry::with(ncid, |ds, grp| attrs::del_att(&mut ds.model, grp, varid, name))
     })
@@ -540,6 +545,7 @@ pub unsafe extern "C" fn nc_rename_att(
     newname: *const c_char,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         let newname = unsafe { c_bytes(newname) }?;
         registry::with(ncid, |ds, grp| attrs::rename_att(&mut ds.model, grp, varid, name, newname))
@@ -559,6 +565,8 @@ pub unsafe extern "C" fn nc_copy_att(
     varid_out: c_int,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid_in)?;
+        super::file::check_id(ncid_out)?;
         let name_bytes = unsafe { c_bytes(name) }?;
         let name = std::str::from_utf8(name_bytes).map_err(|_| NcError::ENOTATT)?;
         // Read first and release the source before writing: source and

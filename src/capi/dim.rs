@@ -17,6 +17,7 @@ use crate::registry;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         let id = registry::with(ncid, |ds, grp| ds.model.def_dim(grp, name, len))?;
         unsafe { put(idp, id as c_int) };
@@ -32,6 +33,7 @@ pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_str(name, NcError::EBADDIM) }?;
         let id = registry::with(ncid, |ds, grp| ds.model.find_dim(grp, name))?;
         unsafe { put(idp, id as c_int) };
@@ -74,6 +76,7 @@ pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usi
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         registry::with(ncid, |ds, grp| ds.model.rename_dim(grp, dimid, name))
     })

@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int};
 
 use super::{c_str, guard, put, put_name, put_slice};
 use crate::dataset::Dataset;
-use crate::error::{self, NcError};
+use crate::error::{self, NcError, NcResult};
 use crate::registry;
 use crate::types::{is_atomic, type_name, type_size};
 
@@ -46,6 +46,13 @@ pub unsafe extern "C" fn nc__create(
     ncidp: *mut c_int,
 ) -> c_int {
     unsafe { nc_create(path, cmode, ncidp) }
+}
+
+/// NC_EBADID unless `ncid` names a group of an open dataset. netcdf-c
+/// checks the id before any other argument, so a bad id with a NULL name
+/// is NC_EBADID, not a name error.
+pub(crate) fn check_id(ncid: c_int) -> NcResult<()> {
+    registry::with(ncid, |_, _| Ok(()))
 }
 
 /// Open an existing dataset.

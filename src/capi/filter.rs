@@ -43,6 +43,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     params: *const c_uint,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let params = unsafe { read_array(params, nparams) }?;
         def_filter(ncid, varid, id, &params)
     })

@@ -17,6 +17,7 @@ use crate::registry::{self, ncid_of};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(parent_ncid)?;
         let name = unsafe { c_bytes(name) }?;
         let g = registry::with(parent_ncid, |ds, grp| ds.model.def_grp(grp, name))?;
         unsafe { put(new_ncid, ncid_of(parent_ncid, g)) };
@@ -29,6 +30,7 @@ pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
     guard(|| {
+        super::file::check_id(grpid)?;
         let name = unsafe { c_bytes(name) }?;
         registry::with(grpid, |ds, grp| ds.rename_grp(grp, name))
     })
@@ -141,6 +143,7 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let path = unsafe { c_str(full_name, NcError::ENOGRP) }?;
         let g = registry::with(ncid, |ds, grp| {
             let mut g = if path.starts_with('/') { 0 } else { grp };

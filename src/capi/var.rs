@@ -28,6 +28,7 @@ pub unsafe extern "C" fn nc_def_var(
     varidp: *mut c_int,
 ) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         let ndims = usize::try_from(ndims).map_err(|_| NcError::EINVAL)?;
         if ndims > NC_MAX_VAR_DIMS {
@@ -45,6 +46,7 @@ pub unsafe extern "C" fn nc_def_var(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_str(name, NcError::ENOTVAR) }?;
         let varid = registry::with(ncid, |ds, grp| ds.model.find_var(grp, name))?;
         unsafe { put(varidp, varid as c_int) };
@@ -159,6 +161,7 @@ pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
+        super::file::check_id(ncid)?;
         let name = unsafe { c_bytes(name) }?;
         registry::with(ncid, |ds, grp| ds.rename_var(grp, varid, name))
     })
@@ -282,6 +285,8 @@ pub unsafe extern "C" fn nc_def_var_fill(
 
 /// The fill mode and the fill value in effect (the type's default unless
 /// one was set). For NC_STRING the value is a new string the caller frees.
+/// A variable whose stored fill value is unreadable answers as its data
+/// does (a variable of an unsupported dtype reports its stand-in's fill).
 ///
 /// # Safety
 /// `no_fill` NULL or writable; `fill_valuep` NULL or room for one value.
@@ -295,6 +300,9 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     guard(|| {
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
+            if let Some(e) = var.data_error.filter(|&e| e != NcError::EBADTYPE) {
+                return Err(e);
+            }
             unsafe { put(no_fill, var.no_fill as c_int) };
             if !fill_valuep.is_null() {
                 let mut fill = ds.model.effective_fill(var)?;
@@ -339,7 +347,12 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
             let shape: Vec<usize> = var.dimids.iter().map(|&d| ds.model.dims[d].len).collect();
             Ok((var.name.clone(), var.xtype, dims, var.atts.clone(), shape))
         })?;
-        let nelems: usize = shape.iter().product();
+        // The whole variable passes through memory: one that does not fit
+        // (or whose size does not even fit a size_t) is NC_ENOMEM, checked
+        // before anything is defined in the output.
+        let size = crate::types::type_size(xtype)?;
+        let nelems = shape.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
+        let mut buf = crate::buffers::zeroed(nelems.max(1).checked_mul(size).ok_or(NcError::ENOMEM)?)?;
         let new_varid = registry::with(ncid_out, |ds, grp| {
             let dimids = dim_names
                 .iter()
@@ -353,8 +366,6 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
         })?;
         // The data, whole, in the variable's own type; the input's shape
         // (not the output's) so records extend the output's dimensions.
-        let size = crate::types::type_size(xtype)?;
-        let mut buf = vec![0u8; nelems.max(1) * size];
         let start = vec![0usize; shape.len()];
         let (s, c) = (start.as_ptr(), shape.as_ptr());
         let status = unsafe { super::data_typed::nc_get_vara(ncid_in, varid, s, c, buf.as_mut_ptr() as *mut c_void) };

@@ -55,7 +55,7 @@ fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
 /// code 31/255, a 16-bit distance beyond 8191.
 fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
     const MAX_DISTANCE: usize = 8191;
-    let mut out: Vec<u8> = Vec::with_capacity(size);
+    let mut out: Vec<u8> = crate::buffers::with_capacity(size)?;
     let mut ip = 0;
     let next = |ip: &mut usize| -> NcResult<usize> {
         let b = *src.get(*ip).ok_or(NcError::EFILTER)?;
@@ -227,16 +227,30 @@ fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
 fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
     let out = match format {
         FORMAT_BLOSCLZ => blosclz_decode(src, size)?,
-        FORMAT_LZ4 => lz4_flex::block::decompress(src, size).map_err(|_| NcError::EFILTER)?,
+        FORMAT_LZ4 => {
+            // At most 255 times expansion: refuse a bigger claim up front.
+            if size > src.len().saturating_mul(255).saturating_add(16) {
+                return Err(NcError::EFILTER);
+            }
+            let mut out = crate::buffers::zeroed(size)?;
+            let n = lz4_flex::block::decompress_into(src, &mut out).map_err(|_| NcError::EFILTER)?;
+            out.truncate(n);
+            out
+        }
         FORMAT_ZLIB => {
-            let mut out = Vec::with_capacity(size);
+            let mut out = Vec::new();
             flate2::read::ZlibDecoder::new(src)
                 .take(size as u64 + 1)
                 .read_to_end(&mut out)
                 .map_err(|_| NcError::EFILTER)?;
             out
         }
-        FORMAT_ZSTD => zstd::bulk::decompress(src, size).map_err(|_| NcError::EFILTER)?,
+        FORMAT_ZSTD => {
+            let mut out = crate::buffers::zeroed(size)?;
+            let n = zstd::bulk::decompress_to_buffer(src, &mut out).map_err(|_| NcError::EFILTER)?;
+            out.truncate(n);
+            out
+        }
         _ => return Err(NcError::ENOFILTER),
     };
     if out.len() != size {
@@ -324,14 +338,19 @@ impl Codec for Blosc {
         }
         let format = flags >> 5;
         let nblocks = nbytes.div_ceil(blocksize);
-        let mut out = Vec::with_capacity(nbytes);
+        // Every block needs a 4-byte offset: a claim of more blocks than
+        // the frame can hold is a lie, refused before allocating for it.
+        if nblocks > (data.len() - HEADER) / 4 {
+            return Err(NcError::EFILTER);
+        }
+        let mut out = crate::buffers::with_capacity(nbytes)?;
         for b in 0..nblocks {
             let bsize = if b == nblocks - 1 && nbytes % blocksize != 0 { nbytes % blocksize } else { blocksize };
             let mut pos = u32_at(data, HEADER + 4 * b)?;
             let split = flags & DONT_SPLIT == 0 && typesize <= MAX_SPLITS && bsize / typesize >= MIN_BUFFERSIZE;
             let nsplits = if split { typesize } else { 1 };
             let neblock = bsize / nsplits;
-            let mut block = Vec::with_capacity(bsize);
+            let mut block = crate::buffers::with_capacity(bsize)?;
             for _ in 0..nsplits {
                 let cbytes = u32_at(data, pos)?;
                 pos += 4;

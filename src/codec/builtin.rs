@@ -35,11 +35,15 @@ pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
     })
 }
 
-/// Read a decoder to its end, but never past `max_len` bytes.
+/// Read a decoder to its end, but never past `max_len` bytes (the buffer
+/// grows with what the stream really holds, whatever it claims).
 fn read_bounded(mut reader: impl Read, max_len: usize) -> NcResult<Vec<u8>> {
     let mut out = Vec::new();
-    let limit = max_len as u64 + 1;
-    (&mut reader).take(limit).read_to_end(&mut out).map_err(|_| NcError::EFILTER)?;
+    let limit = (max_len as u64).saturating_add(1);
+    (&mut reader)
+        .take(limit)
+        .read_to_end(&mut out)
+        .map_err(|e| if e.kind() == std::io::ErrorKind::OutOfMemory { NcError::ENOMEM } else { NcError::EFILTER })?;
     if out.len() > max_len {
         return Err(NcError::EFILTER);
     }
@@ -154,10 +158,17 @@ impl Codec for Lz4 {
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
         let size =
             data.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).ok_or(NcError::EFILTER)?;
-        if size > max_len {
+        // An LZ4 block expands at most 255 times (plus its last literals):
+        // a bigger claim is a lie, refused before allocating for it.
+        let block = &data[4..];
+        if size > max_len || size > block.len().saturating_mul(255).saturating_add(16) {
             return Err(NcError::EFILTER);
         }
-        lz4_flex::block::decompress(&data[4..], size).map_err(|_| NcError::EFILTER)
+        let mut out = crate::buffers::zeroed(size)?;
+        match lz4_flex::block::decompress_into(block, &mut out) {
+            Ok(n) if n == size => Ok(out),
+            _ => Err(NcError::EFILTER),
+        }
     }
 }
 

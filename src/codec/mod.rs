@@ -99,7 +99,7 @@ impl Chain {
 
     /// Decode a stored chunk expected to be `chunk_bytes` long.
     pub fn decode(&self, data: &[u8], chunk_bytes: usize) -> NcResult<Vec<u8>> {
-        let max_len = chunk_bytes + STAGE_OVERHEAD * self.stages.len();
+        let max_len = chunk_bytes.saturating_add(STAGE_OVERHEAD * self.stages.len());
         let mut out = data.to_vec();
         for stage in self.stages.iter().rev() {
             out = stage.decode(&out, max_len)?;

@@ -93,6 +93,16 @@ fn decode_numbers(value: &Value, t: NcType) -> NcResult<Values> {
     Ok(numbers_to_values(&numbers, t)?.0)
 }
 
+/// Decode one number (or a number written as a string) into type `t`,
+/// with netCDF's conversion; the flag reports a value out of range.
+/// Anything else (a list, an object, a boolean, other text) is NC_ENCZARR.
+pub fn decode_number(value: &Value, t: NcType) -> NcResult<(Values, bool)> {
+    match value {
+        Value::Number(_) | Value::String(_) => numbers_to_values(&[json_number(value)?], t),
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
 /// A JSON number in the widest form that keeps it exact.
 #[derive(Debug, Clone, Copy)]
 enum Num {

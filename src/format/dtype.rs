@@ -53,7 +53,8 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
         _ => (NC_ENDIAN_NATIVE, s),
     };
     let kind = body.chars().next().ok_or(NcError::EBADTYPE)?;
-    let size: usize = body[1..].parse().map_err(|_| NcError::EBADTYPE)?;
+    // `kind` may be any character, not only ASCII.
+    let size: usize = body[kind.len_utf8()..].parse().map_err(|_| NcError::EBADTYPE)?;
     let fixed = |xtype| Ok(Dtype { xtype, endianness, width: size, utf32: false });
     match (kind, size) {
         ('i', 1) => fixed(NC_BYTE),

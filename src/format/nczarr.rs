@@ -434,13 +434,21 @@ mod tests {
         store.put("v/.zarray", array(&ones(1024), "7").as_bytes()).unwrap();
         assert!(read_dataset(&store, false).is_ok(), "NC_MAX_VAR_DIMS dimensions fit");
         store.put("v/.zarray", array(&ones(1025), "7").as_bytes()).unwrap();
-        assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "rank");
-        // A fill value is one value: the first of several, the type's
-        // default for none.
-        for (fill, want) in [("7", 7), ("[8]", 8), ("[1, 2, 3]", 1), ("[]", -2147483647)] {
+        assert_eq!(read_dataset(&store, false).err(), Some(NcError::EMAXDIMS), "rank");
+        // A fill value is one value. A list is not a fill value of an int
+        // variable: its data is refused, and the fill it reports is the
+        // type's default, still one value.
+        for (fill, want, error) in [
+            ("7", 7, None),
+            ("[8]", -2147483647, Some(NcError::ENCZARR)),
+            ("[1, 2, 3]", -2147483647, Some(NcError::ENCZARR)),
+            ("[]", -2147483647, Some(NcError::ENCZARR)),
+        ] {
             store.put("v/.zarray", array("[4]", fill).as_bytes()).unwrap();
             let model = read_dataset(&store, false).unwrap().model;
-            assert_eq!(model.var(0, 0).unwrap().fill, Some(Values::Int(vec![want])), "{fill}");
+            let var = model.var(0, 0).unwrap();
+            assert_eq!(var.fill, Some(Values::Int(vec![want])), "{fill}");
+            assert_eq!(var.data_error, error, "{fill}");
         }
         // NCZarr dimension names.
         store

@@ -16,16 +16,16 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::attrs::{decode_inferred, decode_typed};
+use super::attrs::{decode_inferred, decode_number, decode_typed};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
 use crate::model::names::{NC_MAX_NAME, check_name};
 use crate::model::quantize::Setting;
-use crate::model::{Attr, Dim, Group, Model, NC_MAX_VAR_DIMS, Values, Var};
+use crate::model::{Attr, Dim, Group, Model, Values, Var};
 use crate::types::*;
-use crate::zmap::{Zmap, join};
+use crate::zmap::{Zmap, join, validate_key};
 
 pub struct ReadResult {
     pub model: Model,
@@ -37,6 +37,11 @@ pub struct ReadResult {
 
 /// Key of the consolidated metadata object.
 pub const ZMETADATA: &str = ".zmetadata";
+
+/// Deepest group nesting read. netCDF sets no limit; this one keeps a
+/// hostile store (consolidated metadata nests groups without any file
+/// system path) from exhausting the stack or the time of the reader.
+pub const MAX_GROUP_DEPTH: usize = 1000;
 
 /// Where metadata objects are read from.
 struct Source<'a> {
@@ -116,7 +121,10 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
             match m.remove("metadata") {
-                Some(Value::Object(meta)) => Some(meta),
+                // Every key must be one of the store's (nothing leaving it).
+                Some(Value::Object(meta)) if meta.keys().all(|k| !k.is_empty() && validate_key(k).is_ok()) => {
+                    Some(meta)
+                }
                 _ => None,
             }
         }
@@ -143,12 +151,20 @@ fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>
 /// Read a dataset's metadata into a model.
 pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
     let src = Source { store, consolidated: current_consolidated(store)? };
+    // netcdf-c 4.8.0's superblock object: only its presence matters, but
+    // it must be an object like every other.
+    let v1 = match src.json(".nczarr")? {
+        None => false,
+        Some(Value::Object(_)) => true,
+        Some(_) => return Err(NcError::ENCZARR),
+    };
     let zgroup = match src.json(".zgroup")? {
         Some(Value::Object(m)) => m,
         Some(_) => return Err(NcError::ENCZARR),
-        None if src.json(".nczarr")?.is_some() => Map::new(),
+        None if v1 => Map::new(),
         None => return Err(NcError::ENOTNC),
     };
+    check_zarr_format(&zgroup)?;
     let root_attrs = src.object(".zattrs")?;
     let layout = if root_attrs.contains_key("_nczarr_superblock") {
         Layout::Current
@@ -156,7 +172,7 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
         Layout::Lower
     } else if zgroup.contains_key("_NCZARR_SUPERBLOCK") {
         Layout::Upper
-    } else if src.json(".nczarr")?.is_some() {
+    } else if v1 {
         Layout::V1
     } else {
         Layout::Pure
@@ -164,7 +180,7 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
     let legacy = matches!(layout, Layout::Lower | Layout::Upper | Layout::V1);
     let ncproperties = root_attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
     let mut reader = Reader { src, layout, model: Model::new(writable && !legacy), pending: Vec::new() };
-    reader.read_group(0, root_attrs, zgroup)?;
+    reader.read_group(0, root_attrs, zgroup, 0)?;
     for (g, name) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name)?;
     }
@@ -183,8 +199,26 @@ struct Reader<'a> {
     pending: Vec<(usize, String)>,
 }
 
+/// A size: a non-negative JSON integer that fits this machine's `size_t`.
 fn as_usize(v: &Value) -> NcResult<usize> {
-    v.as_u64().map(|n| n as usize).ok_or(NcError::ENCZARR)
+    v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR)
+}
+
+/// `zarr_format`, when given, must be 2 (netcdf-c: NC_ENCZARR otherwise).
+fn check_zarr_format(obj: &Map<String, Value>) -> NcResult<()> {
+    match obj.get("zarr_format") {
+        None => Ok(()),
+        Some(v) if v.as_u64() == Some(2) || v.as_str() == Some("2") => Ok(()),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// A group, variable or dimension name read from metadata: a valid
+/// netCDF name that is also a single storage key segment (so it cannot
+/// lead outside the dataset: no `/`, `..`, backslash or NUL).
+fn check_stored_name(name: &str) -> NcResult<()> {
+    check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+    crate::zmap::validate_key(name).map_err(|_| NcError::ENCZARR)
 }
 
 fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
@@ -252,7 +286,15 @@ impl Reader<'_> {
                     None => self.src.json(&join(key, ".nczattr"))?,
                 };
                 // Format 1 records nc_type numbers as strings ("4" = NC_INT).
-                let numeric = obj.as_ref().and_then(|o| o.get("types")).and_then(Value::as_object).cloned();
+                let numeric = match obj {
+                    None => None,
+                    Some(Value::Object(o)) => match o.get("types") {
+                        None => None,
+                        Some(Value::Object(t)) => Some(t.clone()),
+                        Some(_) => return Err(NcError::ENCZARR),
+                    },
+                    Some(_) => return Err(NcError::ENCZARR),
+                };
                 let mut out = Map::new();
                 for (name, t) in numeric.unwrap_or_default() {
                     let code = t.as_str().and_then(|s| s.parse::<i32>().ok()).or(t.as_i64().map(|n| n as i32));
@@ -266,30 +308,61 @@ impl Reader<'_> {
             Layout::Upper => zattrs.get("_NCZARR_ATTR"),
             _ => zattrs.get("_nczarr_attr"),
         };
-        Ok(types.and_then(|t| t.get("types")).and_then(Value::as_object).cloned().unwrap_or_default())
+        // netcdf-c 4.9.0 wrote `{}` (no "types") when there was nothing
+        // to record; anything present must have the right shape.
+        let types = match types {
+            None => return Ok(Map::new()),
+            Some(Value::Object(t)) => match t.get("types") {
+                None => return Ok(Map::new()),
+                Some(Value::Object(types)) => types.clone(),
+                Some(_) => return Err(NcError::ENCZARR),
+            },
+            Some(_) => return Err(NcError::ENCZARR),
+        };
+        if types.values().any(|t| !t.is_string()) {
+            return Err(NcError::ENCZARR);
+        }
+        Ok(types)
     }
 
-    /// Decode the user attributes of an object.
-    fn user_attrs(&self, key: &str, zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
+    /// Decode the user attributes of an object. For a variable
+    /// (`fill_type` given) a `_FillValue` that does not decode is left
+    /// out and reported in the second result: it makes only that
+    /// variable's data unreadable, not the dataset.
+    fn user_attrs(
+        &self,
+        key: &str,
+        zattrs: &Map<String, Value>,
+        fill_type: Option<NcType>,
+    ) -> NcResult<(Vec<Attr>, Option<NcError>)> {
         let types = self.attr_types(key, zattrs)?;
         let mut out = Vec::new();
+        let mut fill_error = None;
         for (name, value) in zattrs {
             if is_reserved_key(name) {
                 continue;
             }
-            short_name(name)?;
+            // Callers hold attribute names in NC_MAX_NAME + 1 bytes, as C
+            // strings.
+            if name.len() > crate::model::names::NC_MAX_NAME || name.contains('\0') {
+                return Err(NcError::ENCZARR);
+            }
             let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
-                (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?)?,
-                (_, _, Some(dtype)) => decode_typed(value, dtype)?,
-                _ => decode_inferred(value)?,
+                (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
+                (_, _, Some(dtype)) => decode_typed(value, dtype),
+                _ => decode_inferred(value),
             };
-            out.push(Attr { name: name.clone(), values });
+            match values {
+                Ok(values) => out.push(Attr { name: name.clone(), values }),
+                Err(e) if name == FILL_VALUE && fill_type.is_some() => fill_error = Some(e),
+                Err(e) => return Err(e),
+            }
         }
-        Ok(out)
+        Ok((out, fill_error))
     }
 
     fn add_group(&mut self, parent: usize, name: &str) -> NcResult<usize> {
-        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+        check_stored_name(name)?;
         let id = self.model.groups.len();
         self.model.groups.push(Group {
             name: name.to_string(),
@@ -304,9 +377,15 @@ impl Reader<'_> {
         Ok(id)
     }
 
-    fn read_group(&mut self, g: usize, zattrs: Map<String, Value>, zgroup: Map<String, Value>) -> NcResult<()> {
+    fn read_group(
+        &mut self,
+        g: usize,
+        zattrs: Map<String, Value>,
+        zgroup: Map<String, Value>,
+        depth: usize,
+    ) -> NcResult<()> {
         let gkey = self.model.group_key(g);
-        self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?;
+        self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?.0;
         let (arrays, groups) = match self.group_info(&gkey, &zattrs, &zgroup)? {
             Some(info) => {
                 if let Some(dims) = field(&info, "dimensions", "dims") {
@@ -326,13 +405,21 @@ impl Reader<'_> {
             }
             None => self.list_children(&gkey)?,
         };
+        // Names are unique among a group's variables and subgroups.
+        let mut seen = BTreeSet::new();
+        if !arrays.iter().chain(&groups).all(|n| seen.insert(n.as_str())) {
+            return Err(NcError::ENCZARR);
+        }
+        if !groups.is_empty() && depth >= MAX_GROUP_DEPTH {
+            return Err(NcError::ENCZARR);
+        }
         self.pending.extend(arrays.into_iter().map(|a| (g, a)));
         for name in groups {
             let child = self.add_group(g, &name)?;
             let key = self.model.group_key(child);
             let child_attrs = self.src.object(&join(&key, ".zattrs"))?;
             let child_zgroup = self.src.object(&join(&key, ".zgroup"))?;
-            self.read_group(child, child_attrs, child_zgroup)?;
+            self.read_group(child, child_attrs, child_zgroup, depth + 1)?;
         }
         Ok(())
     }
@@ -341,6 +428,9 @@ impl Reader<'_> {
     fn list_children(&self, gkey: &str) -> NcResult<(Vec<String>, Vec<String>)> {
         let (mut arrays, mut groups) = (Vec::new(), Vec::new());
         for name in self.src.children(gkey)? {
+            // A name that is no single key segment is bad metadata (not a
+            // reason to probe the store for it).
+            check_stored_name(&name)?;
             let key = join(gkey, &name);
             if self.src.json(&join(&key, ".zarray"))?.is_some() {
                 arrays.push(name);
@@ -352,6 +442,7 @@ impl Reader<'_> {
     }
 
     fn add_dim(&mut self, g: usize, name: &str, len: usize, unlimited: bool) -> NcResult<usize> {
+        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
         let id = self.model.dims.len();
         self.model.dims.push(Dim { name: name.to_string(), len, unlimited, group: g });
         self.model.groups[g].dims.push(id);
@@ -408,14 +499,15 @@ impl Reader<'_> {
     }
 
     fn read_var(&mut self, g: usize, name: &str) -> NcResult<()> {
-        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+        check_stored_name(name)?;
         let vkey = join(&self.model.group_key(g), name);
         let zarray = self.src.object(&join(&vkey, ".zarray"))?;
+        check_zarr_format(&zarray)?;
         let zattrs = self.src.object(&join(&vkey, ".zattrs"))?;
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::ENCZARR)?;
         // An unsupported dtype leaves the variable listed (as ubyte) with
         // its attributes; only its data is refused.
-        let (mut dtype, data_error) = match parse_dtype(dtype_text) {
+        let (mut dtype, mut data_error) = match parse_dtype(dtype_text) {
             Ok(d) => (d, None),
             Err(_) => (
                 Dtype { xtype: NC_UBYTE, endianness: NC_ENDIAN_NATIVE, width: 1, utf32: false },
@@ -428,9 +520,11 @@ impl Reader<'_> {
         }
         let shape = usize_list(zarray.get("shape"))?;
         let chunks = usize_list(zarray.get("chunks"))?;
-        // More dimensions than NC_MAX_VAR_DIMS would overflow the dimid
-        // and chunk-size arrays callers size by it.
-        if chunks.len() != shape.len() || chunks.contains(&0) || shape.len() > NC_MAX_VAR_DIMS {
+        if shape.len() > crate::model::NC_MAX_VAR_DIMS {
+            // Callers size their dimension id arrays by NC_MAX_VAR_DIMS.
+            return Err(NcError::EMAXDIMS);
+        }
+        if chunks.len() != shape.len() || chunks.contains(&0) {
             return Err(NcError::ENCZARR);
         }
         let info = match self.layout {
@@ -450,7 +544,7 @@ impl Reader<'_> {
             Some(Value::Object(info)) => {
                 let refs = name_list(field(info, "dimension_references", "dimrefs"))?;
                 let scalar = refs.is_empty();
-                if scalar && shape.iter().product::<usize>() != 1 {
+                if scalar && shape.iter().try_fold(1usize, |p, &n| p.checked_mul(n)) != Some(1) {
                     return Err(NcError::ENCZARR);
                 }
                 let dimids = if scalar { Vec::new() } else { self.referenced_dims(&refs, &shape)? };
@@ -472,17 +566,38 @@ impl Reader<'_> {
         let (no_fill, fill) = match zarray.get("fill_value") {
             // netcdf-c reports zeros as the fill value of a NOFILL variable.
             None | Some(Value::Null) => (true, zero_of(dtype.xtype)?),
-            Some(v) => (false, decode_fill(v, dtype.xtype).unwrap_or(Values::default_fill(dtype.xtype)?)),
+            Some(v) => match decode_fill(v, dtype_text, dtype.xtype, self.layout == Layout::V1) {
+                Ok(fill) => (false, fill),
+                // An unsupported dtype is refused anyway; its stand-in type
+                // reports what it can (the first of a complex [re, im]).
+                Err(_) if data_error.is_some() => {
+                    let first = v.as_array().and_then(|items| items.first());
+                    let lenient = first.and_then(|f| decode_fill(f, dtype_text, dtype.xtype, false).ok());
+                    (false, lenient.map_or_else(|| Values::default_fill(dtype.xtype), Ok)?)
+                }
+                // A fill value that is not one of the variable's type: the
+                // variable stays listed, its data (and fill) are refused.
+                Err(e) => {
+                    data_error = Some(e);
+                    (false, Values::default_fill(dtype.xtype)?)
+                }
+            },
         };
-        let mut atts = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
+        let (mut atts, fill_error) = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
+        data_error = data_error.or(fill_error);
+        if data_error.is_none() && chunk_bytes(&dtype, if scalar { &[] } else { &chunks }).is_none() {
+            // No object can be that big.
+            data_error = Some(NcError::ENCZARR);
+        }
         if self.layout == Layout::Pure && !no_fill && !atts.iter().any(|a| a.name == FILL_VALUE) && data_error.is_none()
         {
             // netcdf-c shows a pure Zarr fill_value as a _FillValue attribute.
             atts.push(Attr { name: FILL_VALUE.to_string(), values: fill.clone() });
         }
-        let order_f = match zarray.get("order").and_then(Value::as_str) {
-            None | Some("C") => false,
-            Some("F") => true,
+        let order_f = match zarray.get("order") {
+            None | Some(Value::Null) => false,
+            Some(Value::String(o)) if o == "C" => false,
+            Some(Value::String(o)) if o == "F" => true,
             Some(_) => return Err(NcError::ENCZARR),
         };
         let var = Var {
@@ -514,18 +629,32 @@ impl Reader<'_> {
 }
 
 /// The codec chain of an array: its `filters`, then its `compressor`.
+/// Anything but a list of objects (or null) is NC_EFILTER, as in netcdf-c;
+/// an object naming no codec we have is NC_ENOFILTER at data access.
 fn read_codecs(zarray: &Map<String, Value>) -> NcResult<Vec<Value>> {
     let mut chain = match zarray.get("filters") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.clone(),
-        Some(_) => return Err(NcError::ENCZARR),
+        Some(Value::Array(items)) if items.iter().all(Value::is_object) => items.clone(),
+        Some(_) => return Err(NcError::EFILTER),
     };
     match zarray.get("compressor") {
         None | Some(Value::Null) => {}
         Some(c @ Value::Object(_)) => chain.push(c.clone()),
-        Some(_) => return Err(NcError::ENCZARR),
+        Some(_) => return Err(NcError::EFILTER),
     }
     Ok(chain)
+}
+
+/// Bytes of one decoded chunk, if that fits in memory at all (at most
+/// `isize::MAX`, Rust's and C's limit for one object).
+fn chunk_bytes(dtype: &Dtype, chunks: &[usize]) -> Option<usize> {
+    let elem = match dtype.xtype {
+        NC_STRING if dtype.utf32 => dtype.width.checked_mul(4)?,
+        NC_STRING => dtype.width,
+        t => crate::types::type_size(t).ok()?,
+    };
+    let bytes = chunks.iter().try_fold(elem, |p, &n| p.checked_mul(n))?;
+    (bytes <= isize::MAX as usize).then_some(bytes)
 }
 
 fn read_separator(zarray: &Map<String, Value>) -> NcResult<char> {
@@ -546,21 +675,29 @@ fn zero_of(t: NcType) -> NcResult<Values> {
 }
 
 /// Decode a `.zarray` fill value into the variable's type. Strings are
-/// taken as written (netcdf-c's convention), not base64-decoded. A fill
-/// value is one value (`nc_inq_var_fill` writes it into room for one): of
-/// an array, the first is kept (a complex fill, `[re, im]`, shows its real
-/// part on the ubyte stand-in of an unsupported dtype); none is an error.
-fn decode_fill(v: &Value, xtype: NcType) -> NcResult<Values> {
-    let mut fill = match (xtype, v) {
+/// taken as written (netcdf-c's convention), not base64-decoded.
+///
+/// A numeric type takes one number (or a number written as a string, or
+/// `"NaN"`/`"Infinity"`/`"-Infinity"`); booleans only for numpy's bool
+/// dtype; netcdf-c 4.8.0 (`v1`) wrote a one-element list. Anything else is
+/// NC_ENCZARR, and an integer out of the type's range NC_ERANGE (netcdf-c's
+/// code; it does not check floats).
+fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, v1: bool) -> NcResult<Values> {
+    let bool_dtype = dtype_text.trim_start_matches(['<', '>', '|']).starts_with('b');
+    match (xtype, v) {
         (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
-        (t, Value::Bool(b)) => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
-        (t, _) => decode_typed(v, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
-    }?;
-    if fill.is_empty() {
-        return Err(NcError::ENCZARR);
+        (t, Value::Bool(b)) if bool_dtype => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
+        (t, Value::Array(items)) if v1 && items.len() == 1 => decode_fill(&items[0], dtype_text, t, false),
+        (t, Value::Number(_) | Value::String(_)) => {
+            let (values, range_error) = decode_number(v, t)?;
+            let integer = !matches!(t, NC_FLOAT | NC_DOUBLE);
+            if integer && (range_error || super::json::non_finite_string(v).is_some()) {
+                return Err(NcError::ERANGE);
+            }
+            Ok(values)
+        }
+        _ => Err(NcError::ENCZARR),
     }
-    fill.truncate(1);
-    Ok(fill)
 }

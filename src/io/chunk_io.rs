@@ -10,15 +10,25 @@ use crate::zmap::Zmap;
 /// Most threads one request uses to fetch or store chunks.
 const MAX_THREADS: usize = 8;
 
-/// Read one stored chunk, decoded; a missing chunk is all fill.
+/// Read one stored chunk, decoded; a missing chunk is all fill. A raw
+/// chunk of any other length than the chunk's is NC_ENCZARR (truncated or
+/// foreign: never hand out misaligned bytes); a filtered one that does not
+/// decode to exactly a chunk NC_EFILTER.
 pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResult<Vec<u8>> {
-    match store.get(&layout.chunk_key(idx))? {
-        None => Ok(layout.fill_chunk()),
+    let key = layout.chunk_key(idx);
+    let stored = if layout.chain.is_empty() {
+        let mut data = crate::buffers::zeroed(layout.chunk_bytes())?;
+        let found = store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut [(0, &mut data[..])])?;
+        found.then_some(data)
+    } else {
+        store.get(&key)?
+    };
+    match stored {
+        None => layout.fill_chunk(),
         Some(stored) => {
             let mut data =
                 if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, layout.chunk_bytes())? };
             if data.len() != layout.chunk_bytes() {
-                // Truncated or foreign: never hand out misaligned bytes.
                 return Err(NcError::ENCZARR);
             }
             if layout.swap {
@@ -103,14 +113,14 @@ pub fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) ->
 }
 
 /// Decode stored bytes in place; a missing chunk reads as fill.
-pub fn decode_or_fill(layout: &VarLayout, bytes: Option<Vec<u8>>, elems: usize) -> Vec<u8> {
+pub fn decode_or_fill(layout: &VarLayout, bytes: Option<Vec<u8>>, elems: usize) -> NcResult<Vec<u8>> {
     match bytes {
-        None => layout.fill.repeat(elems),
+        None => crate::buffers::repeat(&layout.fill, elems),
         Some(mut b) => {
             if layout.swap {
                 swap_bytes(&mut b, layout.elem_size);
             }
-            b
+            Ok(b)
         }
     }
 }

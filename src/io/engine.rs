@@ -156,7 +156,7 @@ unsafe fn write_checked(
             continue;
         }
         let mut chunk =
-            if part.covers_chunk { layout.fill_chunk() } else { load_chunk(ds.store.as_ref(), &layout, &part.idx)? };
+            if part.covers_chunk { layout.fill_chunk()? } else { load_chunk(ds.store.as_ref(), &layout, &part.idx)? };
         // SAFETY: as above.
         range_error |= unsafe { copy_in(&layout, sel, part, &mut chunk, mem_type, buf) }?;
         if cacheable {

@@ -34,6 +34,10 @@ pub struct VarLayout {
     pub text: TextEncoding,
     /// The variable's filters (empty: chunks are stored raw).
     pub chain: Arc<Chain>,
+    /// Elements and bytes of one chunk (checked: they fit in memory's
+    /// address space).
+    n_chunk_elems: usize,
+    n_chunk_bytes: usize,
 }
 
 /// The encoding of fixed-width NC_STRING elements.
@@ -65,12 +69,17 @@ impl VarLayout {
             _ => native_big,
         };
         let fill = if var.no_fill { vec![0u8; elem_size] } else { fill_bytes(&model.effective_fill(var)?, elem_size)? };
+        let chunks = if scalar { vec![1] } else { var.chunks.clone() };
+        // A chunk bigger than any object can be (so products never wrap).
+        let n_chunk_elems = chunks.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
+        let n_chunk_bytes =
+            n_chunk_elems.checked_mul(elem_size).filter(|&b| b <= isize::MAX as usize).ok_or(NcError::ENOMEM)?;
         Ok(VarLayout {
             key: join(&model.group_key(grp), &var.name),
             xtype: var.xtype,
             elem_size,
             shape: if scalar { vec![1] } else { var.dimids.iter().map(|&d| model.dims[d].len).collect() },
-            chunks: if scalar { vec![1] } else { var.chunks.clone() },
+            chunks,
             swap: stored_big != native_big && elem_size > 1 && var.xtype != NC_STRING,
             fill,
             separator: var.dim_separator,
@@ -82,15 +91,17 @@ impl VarLayout {
             } else {
                 Chain::from_json(&var.codecs, elem_size, &plugin_view(model, grp, varid, var))?
             }),
+            n_chunk_elems,
+            n_chunk_bytes,
         })
     }
 
     pub fn chunk_elems(&self) -> usize {
-        self.chunks.iter().product()
+        self.n_chunk_elems
     }
 
     pub fn chunk_bytes(&self) -> usize {
-        self.chunk_elems() * self.elem_size
+        self.n_chunk_bytes
     }
 
     /// The storage key of a chunk: decimal indices joined by the separator.
@@ -100,12 +111,10 @@ impl VarLayout {
         join(&self.key, &name.join(&sep))
     }
 
-    /// A chunk holding nothing but fill values.
-    pub fn fill_chunk(&self) -> Vec<u8> {
-        if self.fill.iter().all(|&b| b == 0) {
-            return vec![0u8; self.chunk_bytes()];
-        }
-        self.fill.repeat(self.chunk_elems())
+    /// A chunk holding nothing but fill values (NC_ENOMEM if no memory
+    /// holds one).
+    pub fn fill_chunk(&self) -> NcResult<Vec<u8>> {
+        crate::buffers::repeat(&self.fill, self.chunk_elems())
     }
 }
 

@@ -92,7 +92,7 @@ unsafe fn copy_out_ranged(
                 segments.push(((run.chunk_off * es) as u64, dst));
                 Ok(())
             })?;
-            if !store.read_into(&key, &mut segments)? {
+            if !store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut segments)? {
                 for (_, dst) in segments.iter_mut() {
                     dst.chunks_exact_mut(es).for_each(|e| e.copy_from_slice(&layout.fill));
                 }
@@ -100,24 +100,30 @@ unsafe fn copy_out_ranged(
             Ok(false)
         }
         PartRead::Span { first, span } => {
-            let bytes = store.get_range(&key, (first * es) as u64, span * es)?;
-            let bytes = decode_or_fill(layout, bytes, span);
+            let mut bytes = crate::buffers::zeroed(span * es)?;
+            let found =
+                store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut [((first * es) as u64, &mut bytes)])?;
+            let bytes = decode_or_fill(layout, found.then_some(bytes), span)?;
             // SAFETY: `buf` holds the whole selection (our contract).
             unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
         }
         PartRead::Runs | PartRead::Whole => {
             let mut ranges = Vec::new();
             for_each_run(sel, &layout.chunks, part, |run| {
-                ranges.push(((run.chunk_off * es) as u64, ((run.n - 1) * run.chunk_step + 1) * es));
+                ranges.push((
+                    (run.chunk_off * es) as u64,
+                    crate::buffers::zeroed(((run.n - 1) * run.chunk_step + 1) * es)?,
+                ));
                 Ok(())
             })?;
-            let fetched = store.get_ranges(&key, &ranges)?;
+            let mut segments: Vec<(u64, &mut [u8])> = ranges.iter_mut().map(|(o, b)| (*o, &mut b[..])).collect();
+            let found = store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut segments)?;
             let mut range_error = false;
-            let mut k = 0;
+            let mut fetched = ranges.into_iter();
             for_each_run(sel, &layout.chunks, part, |run| {
-                let elems = ranges[k].1 / es;
-                let bytes = decode_or_fill(layout, fetched.as_ref().map(|f| f[k].clone()), elems);
-                k += 1;
+                let (_, stored) = fetched.next().ok_or(NcError::EINTERNAL)?;
+                let elems = stored.len() / es;
+                let bytes = decode_or_fill(layout, found.then_some(stored), elems)?;
                 // SAFETY: `buf` holds the whole selection, so this run.
                 range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
                 Ok(())
@@ -162,13 +168,15 @@ pub unsafe fn read(
 ) -> NcResult<bool> {
     // Phase 1, locked: plan, and copy what the cache has.
     let mut ds = dataset::lock(shared)?;
-    let mem_type = prepare(&mut ds, grp, varid, mem_type)?;
+    // The request's shape and buffer are checked before the types, as
+    // netcdf-c does.
     let sel = select(&ds)?;
+    if buf.is_null() && !sel.is_empty() {
+        return Err(NcError::EINVAL);
+    }
+    let mem_type = prepare(&mut ds, grp, varid, mem_type)?;
     if sel.is_empty() {
         return Ok(false);
-    }
-    if buf.is_null() {
-        return Err(NcError::EINVAL);
     }
     let layout = VarLayout::of(&ds.model, grp, varid)?;
     let parts = chunk_parts(&sel, &layout.chunks, &layout.shape);

@@ -77,10 +77,29 @@ impl Selection {
             sel.count.push(c);
             sel.stride.push(st);
         }
+        if sel.is_empty() {
+            let default = || c_order_checked(&sel.count).unwrap_or_else(|| vec![0; sel.count.len()]);
+            sel.imap = imap.map_or_else(default, <[isize]>::to_vec);
+            return Ok(sel);
+        }
+        // The caller's buffer: every element's offset, in bytes of the
+        // widest memory type, must be addressable. A request past that
+        // (its element count or a map overflowing) is NC_EINVAL, before
+        // anything is read, written or allocated.
         sel.imap = match imap {
             Some(m) => m.to_vec(),
-            None => c_order(&sel.count),
+            None => c_order_checked(&sel.count).ok_or(NcError::EINVAL)?,
         };
+        let last_offset = sel.count.iter().zip(&sel.imap).try_fold(0isize, |sum, (&c, &m)| {
+            let c = isize::try_from(c - 1).ok()?;
+            sum.checked_add(c.checked_mul(m.checked_abs()?)?)
+        });
+        let bytes = |n: usize| n.checked_mul(MAX_ELEMENT_SIZE as usize).filter(|&b| b <= isize::MAX as usize);
+        let len = sel.count.iter().try_fold(1usize, |p, &c| p.checked_mul(c)).and_then(bytes);
+        let span = last_offset.and_then(|o| usize::try_from(o).ok()?.checked_add(1)).and_then(bytes);
+        if len.is_none() || span.is_none() {
+            return Err(NcError::EINVAL);
+        }
         Ok(sel)
     }
 
@@ -116,6 +135,19 @@ impl Selection {
     pub fn end(&self, d: usize) -> usize {
         if self.count[d] == 0 { self.start[d] } else { self.start[d] + self.stride[d] * (self.count[d] - 1) + 1 }
     }
+}
+
+/// Bytes of the widest element a caller's buffer holds (a double, a
+/// 64-bit integer or a string pointer).
+const MAX_ELEMENT_SIZE: isize = 8;
+
+/// [`c_order`], or `None` when a stride does not fit an `isize`.
+fn c_order_checked(shape: &[usize]) -> Option<Vec<isize>> {
+    let mut strides = vec![1isize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1].checked_mul(isize::try_from(shape[d + 1]).ok()?)?;
+    }
+    Some(strides)
 }
 
 /// Element strides of a C-ordered array of this shape.

@@ -308,7 +308,7 @@ impl Model {
     pub fn def_var(&mut self, grp: usize, name: &[u8], xtype: NcType, dimids: &[i32]) -> NcResult<usize> {
         self.group(grp)?;
         self.check_writable()?;
-        let name = names::check_name(name)?;
+        let name = names::check_key_name(name)?;
         if !is_atomic(xtype) {
             return Err(NcError::EBADTYPE);
         }
@@ -367,7 +367,7 @@ impl Model {
     pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
         self.group(grp)?;
         self.check_writable()?;
-        let name = names::check_name(name)?;
+        let name = names::check_key_name(name)?;
         let old_len = self.var(grp, varid)?.name.len();
         // netcdf-c checks only variable names here, but a group of the
         // same name would share the variable's storage keys.
@@ -483,7 +483,7 @@ impl Model {
     pub fn def_grp(&mut self, parent: usize, name: &[u8]) -> NcResult<usize> {
         self.group(parent)?;
         self.check_writable()?;
-        let name = names::check_name(name)?;
+        let name = names::check_key_name(name)?;
         self.check_unused_in_group(parent, &name)?;
         if self.classic_model {
             return Err(NcError::ESTRICTNC3);
@@ -504,7 +504,7 @@ impl Model {
         self.group(grp)?;
         self.check_writable()?;
         let parent = self.groups[grp].parent.ok_or(NcError::EBADGRPID)?;
-        let name = names::check_name(name)?;
+        let name = names::check_key_name(name)?;
         self.check_unused_in_group(parent, &name)?;
         self.enter_define_mode()?;
         self.groups[grp].name = name;

@@ -31,6 +31,19 @@ pub fn check_name(raw: &[u8]) -> NcResult<String> {
     Ok(normalised)
 }
 
+/// A variable's or group's name, which also names its objects in storage:
+/// [`check_name`], and no backslash. netcdf-c allows one, but it is a path
+/// separator to Windows and to many zip tools, so a store holding one
+/// could not be copied or unpacked safely; storage keys refuse it, and the
+/// name is refused here, when defined, instead of at close.
+pub fn check_key_name(raw: &[u8]) -> NcResult<String> {
+    let name = check_name(raw)?;
+    if name.contains('\\') {
+        return Err(NcError::EBADNAME);
+    }
+    Ok(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +63,13 @@ mod tests {
         assert_eq!(check_name(b"\xff\xfe"), Err(NcError::EBADNAME));
         assert_eq!(check_name("x".repeat(257).as_bytes()), Err(NcError::EMAXNAME));
         assert!(check_name("x".repeat(256).as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn key_names_have_no_backslash() {
+        assert_eq!(check_key_name(b"a\\b"), Err(NcError::EBADNAME));
+        assert!(check_name(b"a\\b").is_ok(), "attribute and dimension names may");
+        assert!(check_key_name(b"a.b").is_ok());
     }
 
     #[test]

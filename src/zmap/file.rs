@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Zmap;
+use super::beneath::Checked;
 use super::key::validate_key;
 use crate::error::{NcError, NcResult};
 
@@ -17,6 +18,8 @@ const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
 
 pub struct FileMap {
     root: PathBuf,
+    /// Directories found not to be links (`beneath.rs`).
+    checked: Checked,
 }
 
 impl FileMap {
@@ -27,7 +30,7 @@ impl FileMap {
         match fs::symlink_metadata(root) {
             Ok(_) if !clobber => return Err(NcError::EEXIST),
             Ok(meta) if meta.is_dir() => {
-                let map = FileMap { root: root.to_path_buf() };
+                let map = FileMap { root: root.to_path_buf(), checked: Checked::default() };
                 map.delete_prefix("")?;
             }
             Ok(_) => fs::remove_file(root).map_err(|e| NcError::from_io(&e))?,
@@ -35,78 +38,54 @@ impl FileMap {
             Err(e) => return Err(NcError::from_io(&e)),
         }
         fs::create_dir_all(root).map_err(|e| NcError::from_io(&e))?;
-        Ok(FileMap { root: root.to_path_buf() })
+        Ok(FileMap { root: root.to_path_buf(), checked: Checked::default() })
     }
 
     /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
     /// a root that is not a directory is NC_ENOTNC.
     pub fn open(root: &Path) -> NcResult<FileMap> {
         match fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => Ok(FileMap { root: root.to_path_buf() }),
+            Ok(meta) if meta.is_dir() => Ok(FileMap { root: root.to_path_buf(), checked: Checked::default() }),
             Ok(_) => Err(NcError::ENOTNC),
             Err(e) => Err(NcError::from_io(&e)),
         }
     }
 
+    /// The path of a key whose object may be replaced or removed: the
+    /// directories leading to it stay inside the root (`beneath.rs`).
     fn path_of(&self, key: &str) -> NcResult<PathBuf> {
         validate_key(key)?;
+        super::beneath::check(&self.root, &self.checked, key, false)?;
         Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
-}
 
-fn temp_name(dir: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()))
-}
-
-impl Zmap for FileMap {
-    fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
-        let path = self.path_of(key)?;
-        match fs::read(&path) {
-            Ok(data) => Ok(Some(data)),
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
-            // A key that names a directory has no content of its own.
-            Err(e) if e.kind() == ErrorKind::IsADirectory => Ok(None),
-            Err(e) => Err(NcError::from_io(&e)),
-        }
+    /// The path of a key to read (or list): it leads to a place inside
+    /// the root, whatever links it goes through.
+    fn read_path(&self, key: &str) -> NcResult<PathBuf> {
+        validate_key(key)?;
+        super::beneath::check(&self.root, &self.checked, key, true)?;
+        Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
 
-    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
-        Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut r| r.pop()))
-    }
-
-    /// One open, one `pread` per range.
-    fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
-        use std::os::unix::fs::FileExt;
-        let path = self.path_of(key)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
-        let mut out = Vec::with_capacity(ranges.len());
-        for &(offset, len) in ranges {
-            let mut buf = vec![0u8; len];
-            match file.read_exact_at(&mut buf, offset) {
-                Ok(()) => out.push(buf),
-                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Err(NcError::ENCZARR),
-                Err(e) if e.kind() == ErrorKind::IsADirectory => return Ok(None),
-                Err(e) => return Err(NcError::from_io(&e)),
-            }
-        }
-        Ok(Some(out))
-    }
-
-    /// `preadv` in batches, so scattering many runs costs few system calls.
-    fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+    /// [`Zmap::read_into`], checking the object's length first when `size`
+    /// is given.
+    fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         use std::os::fd::AsRawFd;
-        let path = self.path_of(key)?;
+        let path = self.read_path(key)?;
         let file = match fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(false),
             Err(e) => return Err(NcError::from_io(&e)),
         };
+        if let Some(size) = size {
+            let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
+            if meta.is_dir() {
+                return Ok(false);
+            }
+            if meta.len() != size {
+                return Err(NcError::ENCZARR);
+            }
+        }
         // Consecutive segments whose file ranges follow each other go in one
         // preadv call (at most IOV_MAX buffers each).
         const IOV_MAX: usize = 1024;
@@ -144,6 +123,61 @@ impl Zmap for FileMap {
         }
         Ok(true)
     }
+}
+
+fn temp_name(dir: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()))
+}
+
+impl Zmap for FileMap {
+    fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+        let path = self.read_path(key)?;
+        match fs::read(&path) {
+            Ok(data) => Ok(Some(data)),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
+            // A key that names a directory has no content of its own.
+            Err(e) if e.kind() == ErrorKind::IsADirectory => Ok(None),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
+    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
+        Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut r| r.pop()))
+    }
+
+    /// One open, one `pread` per range.
+    fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
+        use std::os::unix::fs::FileExt;
+        let path = self.read_path(key)?;
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        let mut out = Vec::with_capacity(ranges.len());
+        for &(offset, len) in ranges {
+            let mut buf = vec![0u8; len];
+            match file.read_exact_at(&mut buf, offset) {
+                Ok(()) => out.push(buf),
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Err(NcError::ENCZARR),
+                Err(e) if e.kind() == ErrorKind::IsADirectory => return Ok(None),
+                Err(e) => return Err(NcError::from_io(&e)),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// `preadv` in batches, so scattering many runs costs few system calls.
+    fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        self.read_into_sized(key, None, segments)
+    }
+
+    /// The length comes from the open file (`fstat`), before any read.
+    fn read_into_exact(&self, key: &str, size: u64, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
+        self.read_into_sized(key, Some(size), segments)
+    }
 
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
         if key.is_empty() {
@@ -175,7 +209,7 @@ impl Zmap for FileMap {
     }
 
     fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
-        let path = self.path_of(prefix)?;
+        let path = self.read_path(prefix)?;
         let entries = match fs::read_dir(&path) {
             Ok(entries) => entries,
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
@@ -218,7 +252,7 @@ impl Zmap for FileMap {
     }
 
     fn exists(&self, key: &str) -> NcResult<bool> {
-        Ok(fs::metadata(self.path_of(key)?).is_ok_and(|m| m.is_file()))
+        Ok(fs::metadata(self.read_path(key)?).is_ok_and(|m| m.is_file()))
     }
 
     /// A directory rename when nothing is at the destination yet; the
