@@ -109,13 +109,24 @@ fn is_reserved_key(key: &str) -> bool {
         || key == "_NCProperties"
 }
 
-fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
+/// The `metadata` map of `.zmetadata` and the root objects recorded by the
+/// pending marker of an unfinished commit (see `nczarr.rs`), if any.
+type Consolidated = (Map<String, Value>, Option<Map<String, Value>>);
+
+fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
     let Some(bytes) = store.get(ZMETADATA)? else { return Ok(None) };
     // A malformed .zmetadata is ignored: the objects themselves are the truth.
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
+            let pending = match m.remove(super::nczarr::PENDING) {
+                Some(Value::Object(mut p)) => match p.remove("root") {
+                    Some(Value::Object(root)) => Some(root),
+                    _ => Some(Map::new()),
+                },
+                _ => None,
+            };
             match m.remove("metadata") {
-                Some(Value::Object(meta)) => Some(meta),
+                Some(Value::Object(meta)) => Some((meta, pending)),
                 _ => None,
             }
         }
@@ -127,12 +138,16 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
 /// `.zgroup` and `.zattrs` must equal the real ones. Every writer of
 /// NCZarr rewrites the root `.zattrs` when it changes anything, so a store
 /// changed by a writer that ignores `.zmetadata` (netcdf-c before 4.10)
-/// is read object by object instead of from stale metadata.
+/// is read object by object instead of from stale metadata. While one of
+/// our commits is under way (the pending marker), each root object may
+/// also still be its old version, recorded in the marker.
 fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
-    let Some(meta) = consolidated(store)? else { return Ok(None) };
+    let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
     let direct = Source { store, consolidated: None };
     for key in [".zgroup", ".zattrs"] {
-        if meta.get(key) != direct.json(key)?.as_ref() {
+        let real = direct.json(key)?;
+        let old = pending.as_ref().map(|p| p.get(key).filter(|v| !v.is_null()));
+        if meta.get(key) != real.as_ref() && old.is_none_or(|old| old != real.as_ref()) {
             return Ok(None);
         }
     }
