@@ -447,7 +447,7 @@ mod tests {
 
     fn scratch(name: &str) -> FileMap {
         let dir = std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()));
-        FileMap::create(&dir, true).unwrap()
+        FileMap::create(&dir, true).unwrap().without_fsync()
     }
 
     fn options() -> WriteOptions {
@@ -563,6 +563,109 @@ mod tests {
         write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         assert!(store.get(ZMETADATA).unwrap().is_none());
         store.destroy().unwrap();
+    }
+
+    /// A store that performs the first `budget` changes and then fails
+    /// every change, as if the writer were killed there.
+    struct Crashing<'a> {
+        inner: &'a FileMap,
+        budget: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Crashing<'_> {
+        fn spend(&self) -> NcResult<()> {
+            use std::sync::atomic::Ordering::SeqCst;
+            self.budget.fetch_update(SeqCst, SeqCst, |b| b.checked_sub(1)).map(|_| ()).map_err(|_| NcError::EIO)
+        }
+    }
+
+    impl Zmap for Crashing<'_> {
+        fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+            self.inner.get(key)
+        }
+        fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
+            self.spend()?;
+            self.inner.put(key, data)
+        }
+        fn delete(&self, key: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.delete(key)
+        }
+        fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
+            self.inner.list(prefix)
+        }
+        fn delete_prefix(&self, prefix: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.delete_prefix(prefix)
+        }
+        fn destroy(&self) -> NcResult<()> {
+            self.inner.destroy()
+        }
+    }
+
+    /// A commit stopped after each of its changes in turn: the store reads
+    /// as the old model or the new one, never anything else.
+    #[test]
+    fn a_commit_stopped_anywhere_reads_as_old_or_new() {
+        let variants = [
+            options(),
+            WriteOptions { consolidated: false, ..options() },
+            WriteOptions { pure_zarr: true, ..options() },
+            WriteOptions { pure_zarr: true, consolidated: false, ..options() },
+        ];
+        for (i, opts) in variants.iter().enumerate() {
+            let mut old = sample_model();
+            let mut new = sample_model();
+            // The new state: a record more, a new dimension used by a new
+            // variable in a new group below another, attribute changes.
+            new.dims[0].len = 3;
+            let z = new.def_dim(0, b"z", 3).unwrap() as i32;
+            let h = new.def_grp(1, b"h").unwrap();
+            new.def_var(h, b"late", NC_INT, &[z]).unwrap();
+            put_att(&mut new, 0, NC_GLOBAL_ID, b"history", Values::Char(b"h".to_vec())).unwrap();
+            crate::model::attrs::del_att(&mut new, 0, 0, b"units").unwrap();
+            let as_map = |o: Vec<(String, Value)>| o.into_iter().collect::<Map<String, Value>>();
+            // What readers make of each state (pure Zarr does not keep
+            // everything a model holds, so compare what is read back).
+            let seen = |m: &Model| {
+                let store = scratch(&format!("crash-{i}-ref"));
+                write_dataset(&mut m.clone(), &store, opts, &mut CommitState::default()).unwrap();
+                let read = read_dataset(&store, false).unwrap();
+                store.destroy().unwrap();
+                as_map(render(&read.model, opts).unwrap())
+            };
+            let (old_map, new_map) = (seen(&old), seen(&new));
+            assert!(old_map != new_map);
+            let mut completed = false;
+            for budget in 0..200 {
+                let store = scratch(&format!("crash-{i}-{budget}"));
+                let mut state = CommitState::default();
+                write_dataset(&mut old, &store, opts, &mut state).unwrap();
+                // The new model as the handle holds it: old objects stored.
+                let mut model = new.clone();
+                for g in 0..old.groups.len() {
+                    model.groups[g].stored_path = old.groups[g].stored_path.clone();
+                    for (v, var) in old.groups[g].vars.iter().enumerate() {
+                        model.groups[g].vars[v].stored_path = var.stored_path.clone();
+                    }
+                }
+                let crashing = Crashing { inner: &store, budget: budget.into() };
+                let result = write_dataset(&mut model, &crashing, opts, &mut state);
+                let read = read_dataset(&store, false).unwrap_or_else(|e| panic!("variant {i}, stop {budget}: {e:?}"));
+                let seen = as_map(render(&read.model, opts).unwrap());
+                assert!(seen == old_map || seen == new_map, "variant {i}, stop {budget}: a mix");
+                if result.is_ok() {
+                    assert!(seen == new_map, "variant {i}: complete commit reads new");
+                    assert!(!commit_pending(&store).unwrap());
+                    completed = true;
+                }
+                store.destroy().unwrap();
+                if completed {
+                    break;
+                }
+            }
+            assert!(completed, "variant {i}: the commit never completed");
+        }
     }
 
     #[test]

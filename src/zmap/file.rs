@@ -42,6 +42,8 @@ struct Unsynced {
 
 pub struct FileMap {
     root: PathBuf,
+    /// fsync at [`Zmap::sync`] (`NCZARR_RS_FSYNC`; tests turn it off).
+    durable: bool,
     unsynced: Mutex<Unsynced>,
 }
 
@@ -168,7 +170,7 @@ fn sync_path(path: &Path, dir: bool) -> std::io::Result<()> {
 
 impl FileMap {
     fn at(root: &Path) -> FileMap {
-        FileMap { root: root.to_path_buf(), unsynced: Mutex::new(Unsynced::default()) }
+        FileMap { root: root.to_path_buf(), durable: *FSYNC, unsynced: Mutex::new(Unsynced::default()) }
     }
 
     /// Create a new, empty store at `root`. With `clobber` an existing one
@@ -333,8 +335,15 @@ impl FileMap {
         Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
 
+    /// Turn durability off (tests that commit many times).
+    #[cfg(test)]
+    pub fn without_fsync(mut self) -> FileMap {
+        self.durable = false;
+        self
+    }
+
     fn note_file(&self, path: PathBuf) {
-        if *FSYNC {
+        if self.durable {
             if let Ok(mut u) = self.unsynced.lock() {
                 u.dirs.insert(parent_of(&path));
                 u.files.insert(path);
@@ -343,7 +352,7 @@ impl FileMap {
     }
 
     fn note_dir(&self, dir: &Path) {
-        if *FSYNC {
+        if self.durable {
             if let Ok(mut u) = self.unsynced.lock() {
                 u.dirs.insert(dir.to_path_buf());
             }
@@ -675,6 +684,90 @@ mod tests {
         assert!(map.list("").unwrap().is_empty());
         map.destroy().unwrap();
         assert!(!root.exists());
+    }
+
+    /// A process id that is certainly dead: a child already reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn strays_of_dead_writers_are_removed_and_never_listed() {
+        let root = scratch("strays");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("g/.zgroup", b"{}").unwrap();
+        let parent = root.parent().unwrap();
+        let name = root.file_name().unwrap().to_str().unwrap();
+        let dead = dead_pid();
+        let live = std::os::unix::process::parent_id();
+        let stray = |pid: u32| root.join(format!("{TMP_PREFIX}{pid}.7"));
+        for pid in [dead, live] {
+            fs::write(stray(pid), b"half").unwrap();
+            fs::create_dir_all(parent.join(format!(".{name}{TMP_PREFIX}{pid}.1/g"))).unwrap();
+        }
+        fs::write(root.join("g").join(format!("{TMP_PREFIX}{dead}.3")), b"x").unwrap();
+        fs::write(root.join(format!("{TMP_PREFIX}garbage")), b"x").unwrap();
+        // Never listed, at the root or below.
+        assert_eq!(map.list("").unwrap(), vec!["g"]);
+        assert_eq!(map.list("g").unwrap(), vec![".zgroup"]);
+        assert_eq!(map.list_recursive("").unwrap(), vec!["g/.zgroup"]);
+        map.clean_stray_temps().unwrap();
+        assert!(!stray(dead).exists(), "a dead writer's file goes");
+        assert!(stray(live).exists(), "a live writer's file stays");
+        assert!(!parent.join(format!(".{name}{TMP_PREFIX}{dead}.1")).exists());
+        assert!(parent.join(format!(".{name}{TMP_PREFIX}{live}.1")).exists());
+        assert!(root.join(format!("{TMP_PREFIX}garbage")).exists(), "no pid: not ours to judge");
+        fs::remove_dir_all(parent.join(format!(".{name}{TMP_PREFIX}{live}.1"))).unwrap();
+        map.destroy().unwrap();
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn create_replaces_a_store_whole_and_cleans_up() {
+        let root = scratch("replace");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("old/0", b"o").unwrap();
+        let failed = FileMap::create_with(&root, true, |m| {
+            m.put(".zgroup", b"{}")?;
+            Err(NcError::EIO)
+        });
+        assert!(matches!(failed, Err(NcError::EIO)));
+        assert_eq!(map.get("old/0").unwrap().unwrap(), b"o", "a failed create leaves the old store");
+        let map = FileMap::create_with(&root, true, |m| m.put(".zgroup", b"{}")).unwrap();
+        assert_eq!(map.list("").unwrap(), vec![".zgroup"]);
+        let parent = root.parent().unwrap();
+        let prefix = sibling_prefix(&root).unwrap();
+        let leftovers = fs::read_dir(parent)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)));
+        assert_eq!(leftovers.count(), 0, "no staging or old copy left beside the store");
+        // A file in the way is replaced too; a store deleted underneath
+        // is not recreated by a write.
+        map.destroy().unwrap();
+        fs::write(&root, b"file").unwrap();
+        let map = FileMap::create(&root, true).unwrap();
+        fs::remove_dir_all(&root).unwrap();
+        assert_eq!(map.put("g/v/0", b"x"), Err(NcError::ENOOBJECT));
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn an_interrupted_move_is_materialized() {
+        let root = scratch("alias");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("g/v/.zarray", b"a").unwrap();
+        map.move_prefix("g/v", "g/w").unwrap();
+        // Killed before the alias was dropped: metadata still says g/v.
+        map.materialize("g/v").unwrap();
+        assert!(fs::symlink_metadata(root.join("g/v")).unwrap().is_dir());
+        assert!(fs::symlink_metadata(root.join("g/w")).is_err());
+        assert_eq!(map.get("g/v/.zarray").unwrap().unwrap(), b"a");
+        map.materialize("g/v").unwrap(); // a directory: nothing to do
+        map.destroy().unwrap();
     }
 
     #[test]
