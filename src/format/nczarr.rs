@@ -445,9 +445,12 @@ mod tests {
     use crate::model::attrs::put_att;
     use crate::zmap::FileMap;
 
+    fn scratch_path(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()))
+    }
+
     fn scratch(name: &str) -> FileMap {
-        let dir = std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()));
-        FileMap::create(&dir, true).unwrap().without_fsync()
+        FileMap::create(&scratch_path(name), true).unwrap().without_fsync()
     }
 
     fn options() -> WriteOptions {
@@ -567,19 +570,19 @@ mod tests {
 
     /// A store that performs the first `budget` changes and then fails
     /// every change, as if the writer were killed there.
-    struct Crashing<'a> {
-        inner: &'a FileMap,
+    struct Crashing {
+        inner: FileMap,
         budget: std::sync::atomic::AtomicUsize,
     }
 
-    impl Crashing<'_> {
+    impl Crashing {
         fn spend(&self) -> NcResult<()> {
             use std::sync::atomic::Ordering::SeqCst;
             self.budget.fetch_update(SeqCst, SeqCst, |b| b.checked_sub(1)).map(|_| ()).map_err(|_| NcError::EIO)
         }
     }
 
-    impl Zmap for Crashing<'_> {
+    impl Zmap for Crashing {
         fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
             self.inner.get(key)
         }
@@ -600,6 +603,14 @@ mod tests {
         }
         fn destroy(&self) -> NcResult<()> {
             self.inner.destroy()
+        }
+        fn move_prefix(&self, from: &str, to: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.move_prefix(from, to)
+        }
+        fn drop_alias(&self, from: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.drop_alias(from)
         }
     }
 
@@ -649,7 +660,8 @@ mod tests {
                         model.groups[g].vars[v].stored_path = var.stored_path.clone();
                     }
                 }
-                let crashing = Crashing { inner: &store, budget: budget.into() };
+                let inner = FileMap::open(&scratch_path(&format!("crash-{i}-{budget}"))).unwrap().without_fsync();
+                let crashing = Crashing { inner, budget: budget.into() };
                 let result = write_dataset(&mut model, &crashing, opts, &mut state);
                 let read = read_dataset(&store, false).unwrap_or_else(|e| panic!("variant {i}, stop {budget}: {e:?}"));
                 let seen = as_map(render(&read.model, opts).unwrap());
@@ -666,6 +678,70 @@ mod tests {
             }
             assert!(completed, "variant {i}: the commit never completed");
         }
+    }
+
+    /// Renames (which move stored objects) and the close after them,
+    /// stopped after each change in turn: the store opens, under the old
+    /// names or the new ones, with the data reachable.
+    #[test]
+    fn renames_stopped_anywhere_keep_the_data() {
+        use crate::capi::{data_typed::*, dim::*, file::*, group::*, var::*};
+        use std::ffi::CString;
+        let c = |s: &str| CString::new(s).unwrap();
+        let mut completed = false;
+        for budget in 0..100 {
+            let path = scratch_path(&format!("ren-{budget}"));
+            let url = c(&format!("file://{}#mode=nczarr,file", path.display()));
+            let (mut nc, mut x, mut v, mut g, mut w) = (0, 0, 0, 0, 0);
+            unsafe {
+                assert_eq!(nc_create(url.as_ptr(), 0, &mut nc), 0);
+                assert_eq!(nc_def_dim(nc, c("x").as_ptr(), 4, &mut x), 0);
+                assert_eq!(nc_def_var(nc, c("v").as_ptr(), NC_INT, 1, &x, &mut v), 0);
+                assert_eq!(nc_def_grp(nc, c("g").as_ptr(), &mut g), 0);
+                assert_eq!(nc_def_var(g, c("w").as_ptr(), NC_INT, 1, &x, &mut w), 0);
+                assert_eq!(nc_put_var_int(nc, v, [1, 2, 3, 4].as_ptr()), 0);
+                assert_eq!(nc_put_var_int(g, w, [5, 6, 7, 8].as_ptr()), 0);
+                assert_eq!(nc_close(nc), 0);
+                assert_eq!(nc_open(url.as_ptr(), 1, &mut nc), 0);
+                crate::registry::with(nc, |ds, _| {
+                    let inner = FileMap::open(&path)?.without_fsync();
+                    ds.store = Box::new(Crashing { inner, budget: budget.into() });
+                    Ok(())
+                })
+                .unwrap();
+                let g = nc + 1;
+                let ok = nc_rename_var(nc, v, c("v2").as_ptr()) == 0
+                    && nc_rename_grp(g, c("g2").as_ptr()) == 0
+                    && nc_put_var_int(g, w, [9, 9, 9, 9].as_ptr()) == 0
+                    && nc_close(nc) == 0;
+                if !ok {
+                    // Killed: the handle goes without another write.
+                    crate::registry::remove(nc, true, |_| Ok(())).unwrap();
+                }
+                completed = ok;
+            }
+            let store = FileMap::open(&path).unwrap();
+            let m = read_dataset(&store, false).unwrap_or_else(|e| panic!("stop {budget}: {e:?}")).model;
+            let vname = &m.groups[0].vars[0].name;
+            let gname = &m.groups[1].name;
+            assert!(vname == "v" || vname == "v2", "stop {budget}: {vname}");
+            assert!(gname == "g" || gname == "g2", "stop {budget}: {gname}");
+            let ints = |key: &str| {
+                let b = store.get(key).unwrap().unwrap_or_else(|| panic!("stop {budget}: no {key}"));
+                b.chunks(4).map(|q| i32::from_le_bytes(q.try_into().unwrap())).collect::<Vec<_>>()
+            };
+            assert_eq!(ints(&format!("{vname}/0")), [1, 2, 3, 4], "stop {budget}");
+            let wdata = ints(&format!("{gname}/w/0"));
+            assert!(wdata == [5, 6, 7, 8] || wdata == [9, 9, 9, 9], "stop {budget}");
+            if completed {
+                assert_eq!((vname.as_str(), gname.as_str(), wdata), ("v2", "g2", vec![9, 9, 9, 9]));
+            }
+            store.destroy().unwrap();
+            if completed {
+                break;
+            }
+        }
+        assert!(completed);
     }
 
     #[test]
