@@ -64,10 +64,12 @@ pub struct WriteOptions {
 //    most);
 // 5. `.zmetadata` without the marker (or, without consolidation, none).
 //
-// Each step is made durable (`Zmap::sync`) before the next. Without the
-// marker, a `.zmetadata` is trusted only while the root objects equal its
-// copies, which tells a stale one from a current one after any writer
-// that ignores it (netcdf-c before 4.10) changed the store.
+// Steps 1, 2 and 4 are made durable (`Zmap::sync`) before the next one
+// starts; step 5 need not be, as the pending `.zmetadata` reads the same
+// once the objects are durable. Without the marker, a `.zmetadata` is
+// trusted only while the root objects equal its copies, which tells a
+// stale one from a current one after any writer that ignores it
+// (netcdf-c before 4.10) changed the store.
 
 /// Key, in `.zmetadata`, of the marker of a commit under way.
 pub const PENDING: &str = "nczarr_rs_pending";
@@ -251,12 +253,13 @@ pub fn write_dataset(
         }
     }
     store.sync()?;
+    // No barrier after this: should it not reach the disk, the durable
+    // pending `.zmetadata` with the durable new objects reads the same.
     if opts.consolidated {
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     } else {
         store.delete(ZMETADATA)?;
     }
-    store.sync()?;
     finish(model, state, objects);
     Ok(())
 }
