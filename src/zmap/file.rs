@@ -194,6 +194,11 @@ impl FileMap {
             Err(e) => return Err(io_err(e)),
         };
         let parent = parent_of(root);
+        if existing.is_none() {
+            // Missing parents are made, as they always were (a failure
+            // shows below).
+            let _ = fs::create_dir_all(&parent);
+        }
         let staging = temp_name(&parent, &sibling_prefix(root)?);
         if let Err(e) = fs::create_dir(&staging) {
             if existing.is_none() {
@@ -202,12 +207,7 @@ impl FileMap {
             // No room beside the store (a read-only parent): empty the old
             // store in place instead, which a crash can interrupt.
             let map = FileMap::at(root);
-            if existing.as_ref().is_some_and(|m| m.is_dir()) {
-                map.delete_prefix("")?;
-            } else {
-                fs::remove_file(root).map_err(io_err)?;
-                fs::create_dir(root).map_err(io_err)?;
-            }
+            map.empty_in_place(existing.as_ref())?;
             init(&map)?;
             map.sync()?;
             return Ok(map);
@@ -216,6 +216,10 @@ impl FileMap {
             let map = FileMap::at(&staging);
             init(&map)?;
             map.sync()?;
+            if let Some(meta) = existing.as_ref().filter(|m| m.is_dir()) {
+                // The new store keeps the old one's permissions.
+                let _ = fs::set_permissions(&staging, meta.permissions());
+            }
             if *FSYNC {
                 sync_path(&staging, true).map_err(io_err)?;
             }
@@ -225,7 +229,7 @@ impl FileMap {
             let _ = fs::remove_dir_all(&staging);
             return Err(e);
         }
-        let installed = match existing {
+        let installed = match &existing {
             None => fs::rename(&staging, root),
             Some(meta) if meta.is_dir() => match exchange(&staging, root) {
                 // `staging` now holds the old store.
@@ -248,15 +252,53 @@ impl FileMap {
             },
             Some(_) => fs::remove_file(root).and_then(|()| fs::rename(&staging, root)),
         };
-        if let Err(e) = installed {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(if e.kind() == ErrorKind::DirectoryNotEmpty { NcError::EEXIST } else { io_err(e) });
+        match installed {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::DirectoryNotEmpty || existing.is_none() => {
+                let _ = fs::remove_dir_all(&staging);
+                return Err(if e.kind() == ErrorKind::DirectoryNotEmpty { NcError::EEXIST } else { io_err(e) });
+            }
+            Err(_) => {
+                // The store cannot move (a mount point): empty it in place
+                // and copy the new objects in.
+                let map = FileMap::at(root);
+                let copied = map.empty_in_place(existing.as_ref()).and_then(|()| map.copy_in(&staging, ""));
+                let _ = fs::remove_dir_all(&staging);
+                copied?;
+                map.sync()?;
+                return Ok(map);
+            }
         }
         let _ = remove_any(&staging);
         if *FSYNC {
             sync_path(&parent, true).map_err(io_err)?;
         }
         Ok(FileMap::at(root))
+    }
+
+    /// Make the root an empty directory, deleting what is there.
+    fn empty_in_place(&self, existing: Option<&fs::Metadata>) -> NcResult<()> {
+        if existing.is_some_and(|m| m.is_dir()) {
+            self.delete_prefix("")
+        } else {
+            let _ = fs::remove_file(&self.root);
+            fs::create_dir(&self.root).map_err(io_err)
+        }
+    }
+
+    /// Copy the files below directory `from` into this store under `key`.
+    fn copy_in(&self, from: &Path, key: &str) -> NcResult<()> {
+        for entry in fs::read_dir(from).map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let Ok(name) = entry.file_name().into_string() else { continue };
+            let child = super::join(key, &name);
+            if entry.file_type().map_err(io_err)?.is_dir() {
+                self.copy_in(&entry.path(), &child)?;
+            } else {
+                self.put(&child, &fs::read(entry.path()).map_err(io_err)?)?;
+            }
+        }
+        Ok(())
     }
 
     /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
@@ -312,10 +354,14 @@ impl FileMap {
             return Ok(());
         }
         let Ok(target) = fs::read_link(&path) else { return Ok(()) };
-        if target.components().count() != 1 {
-            return Ok(()); // not one of ours
-        }
-        let real = parent_of(&path).join(&target);
+        // Ours are "./<sibling>" (the user's own links are left alone).
+        let mut parts = target.components();
+        let (Some(std::path::Component::CurDir), Some(std::path::Component::Normal(name)), None) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(());
+        };
+        let real = parent_of(&path).join(name);
         if !fs::symlink_metadata(&real).is_ok_and(|m| m.is_dir()) {
             return Ok(());
         }
@@ -469,10 +515,11 @@ impl Zmap for FileMap {
         }
         let path = self.path_of(key)?;
         // The temporary file is made in the root: it fails if the store was
-        // deleted underneath, and one directory holds every stray.
-        let tmp = temp_name(&self.root, TMP_PREFIX);
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
+        // deleted underneath, and one directory holds every stray. Where
+        // the key's directory is on another file system (a linked
+        // directory), it is made there instead.
+        let write_then_rename = |tmp: &Path| -> std::io::Result<()> {
+            let mut f = fs::File::create(tmp)?;
             f.write_all(data)?;
             // close(2) can report a failed write (NFS, quotas): check it.
             use std::os::fd::IntoRawFd;
@@ -480,14 +527,21 @@ impl Zmap for FileMap {
             if unsafe { libc::close(f.into_raw_fd()) } != 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            match fs::rename(&tmp, &path) {
+            match fs::rename(tmp, &path) {
                 Err(e) if e.kind() == ErrorKind::NotFound => {
                     self.ensure_dir(&parent_of(&path))?;
-                    fs::rename(&tmp, &path)
+                    fs::rename(tmp, &path)
                 }
                 other => other,
             }
-        })();
+        };
+        let mut tmp = temp_name(&self.root, TMP_PREFIX);
+        let mut result = write_then_rename(&tmp);
+        if matches!(&result, Err(e) if e.raw_os_error() == Some(libc::EXDEV)) {
+            let _ = fs::remove_file(&tmp);
+            tmp = temp_name(&parent_of(&path), TMP_PREFIX);
+            result = write_then_rename(&tmp);
+        }
         if let Err(e) = result {
             let _ = fs::remove_file(&tmp);
             return Err(io_err(e));
@@ -570,8 +624,9 @@ impl Zmap for FileMap {
         if parent_of(&src) == dst_parent {
             if let Some(name) = dst.file_name() {
                 // Best effort: without it a crash before the metadata is
-                // written shows the old name's data as fill.
-                let _ = std::os::unix::fs::symlink(name, &src);
+                // written shows the old name's data as fill. The "./"
+                // marks the link as ours (see `materialize`).
+                let _ = std::os::unix::fs::symlink(Path::new(".").join(name), &src);
             }
         }
         Ok(())
@@ -769,6 +824,11 @@ mod tests {
         assert!(fs::symlink_metadata(root.join("g/w")).is_err());
         assert_eq!(map.get("g/v/.zarray").unwrap().unwrap(), b"a");
         map.materialize("g/v").unwrap(); // a directory: nothing to do
+        // A link of the user's own is left alone.
+        map.put("g/data/.zarray", b"b").unwrap();
+        std::os::unix::fs::symlink("data", root.join("g/u")).unwrap();
+        map.materialize("g/u").unwrap();
+        assert!(fs::symlink_metadata(root.join("g/u")).unwrap().file_type().is_symlink());
         map.destroy().unwrap();
     }
 
