@@ -748,6 +748,26 @@ mod tests {
     }
 
     #[test]
+    fn zmetadata_older_than_the_root_is_stale() {
+        // What netcdf-c 4.10.1 does to our store: changes an object below
+        // the root, rewrites the root unchanged, leaves .zmetadata alone.
+        let store = scratch("older");
+        let mut m = sample_model();
+        write_dataset(&mut m, &store, &options(), &mut CommitState::default()).unwrap();
+        let mut zattrs = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
+        zattrs["added"] = json!(1);
+        store.put("v/.zattrs", &json::to_bytes(&zattrs)).unwrap();
+        let root = store.get(".zattrs").unwrap().unwrap();
+        let read = read_dataset(&store, false).unwrap().model;
+        assert!(read.var(0, 0).unwrap().atts.iter().all(|a| a.name != "added"), "root untouched: trusted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        store.put(".zattrs", &root).unwrap();
+        let read = read_dataset(&store, false).unwrap().model;
+        assert!(read.var(0, 0).unwrap().atts.iter().any(|a| a.name == "added"));
+        store.destroy().unwrap();
+    }
+
+    #[test]
     fn malformed_metadata_is_an_error() {
         let store = scratch("bad");
         let mut m = sample_model();

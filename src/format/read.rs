@@ -135,14 +135,25 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
 }
 
 /// Consolidated metadata, if it still describes the store: its root
-/// `.zgroup` and `.zattrs` must equal the real ones. Every writer of
-/// NCZarr rewrites the root `.zattrs` when it changes anything, so a store
-/// changed by a writer that ignores `.zmetadata` (netcdf-c before 4.10)
-/// is read object by object instead of from stale metadata. While one of
-/// our commits is under way (the pending marker), each root object may
-/// also still be its old version, recorded in the marker.
+/// `.zgroup` and `.zattrs` must equal the real ones, and (where storage
+/// keeps times) be no newer than it. Every writer of NCZarr rewrites the
+/// root objects when it changes anything (netcdf-c rewrites them even
+/// unchanged), so a store changed by a writer that ignores `.zmetadata`
+/// (netcdf-c before 4.10, and 4.10 by default) is read object by object
+/// instead of from stale metadata. While one of our commits is under way
+/// (the pending marker), `.zmetadata` holds the new state whole and each
+/// root object may also still be its old version, recorded in the marker.
 fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
     let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
+    if pending.is_none() {
+        if let Some(written) = store.modified(ZMETADATA)? {
+            for key in [".zgroup", ".zattrs"] {
+                if store.modified(key)?.is_some_and(|t| t > written) {
+                    return Ok(None);
+                }
+            }
+        }
+    }
     let direct = Source { store, consolidated: None };
     for key in [".zgroup", ".zattrs"] {
         let real = direct.json(key)?;
