@@ -8,14 +8,16 @@
  * unlimited dimension, writes one record per step with nc_sync after each,
  * changes attributes, redefines (a new group, a new dimension, a new
  * variable), renames a variable, a group and a dimension, deletes an
- * attribute, and closes. After each sync it records in shared memory how
- * far it got. The parent kills it with SIGKILL after a random delay
- * (seeded; up to 1.2 times the median of three full runs), then opens the store and checks:
- * it opens; every value is the fill value or the value the writer wrote at
- * that position; everything synced before the kill is there. Every 4th
- * store is then opened for writing and closed (which must remove the dead
- * writer's temporary files and complete an interrupted commit) and
- * checked again; every 8th is copied to samples/ for netcdf-c.
+ * attribute, and closes; one writer in four does not consolidate
+ * metadata. After each sync it records in shared memory how far it got.
+ * The parent kills it with SIGKILL after a random delay (seeded; up to
+ * 1.2 times the median of three full runs), then opens the store and
+ * checks: it opens; every value is the fill value or the value the writer
+ * wrote at that position; everything synced before the kill is there.
+ * Every 4th store is then opened for writing and closed (which must
+ * remove the dead writer's temporary files and complete an interrupted
+ * commit) and checked again; every 8th is copied to samples/ for
+ * netcdf-c.
  *
  * Environment: CRASH_SEED (default 20240601), CRASH_SECONDS (time budget,
  * default 40), CRASH_ITERS (most iterations, default 600).
@@ -331,8 +333,9 @@ static int loop(void)
 {
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) return 1;
-    char url[4200];
+    char url[4200], url_nocons[4200];
     snprintf(url, sizeof url, "file://%s/crash.zarr#mode=nczarr,file", cwd);
+    snprintf(url_nocons, sizeof url_nocons, "file://%s/crash.zarr#mode=nczarr,file,noconsolidated", cwd);
     unsigned seed = (unsigned)env_int("CRASH_SEED", 20240601);
     double budget = env_int("CRASH_SECONDS", 40);
     int max_iters = env_int("CRASH_ITERS", 600);
@@ -372,10 +375,12 @@ static int loop(void)
         struct stat st;
         int preexisted = stat("crash.zarr", &st) == 0;
         useconds_t delay = (useconds_t)(next_rand() % (uint64_t)(full * 1.2e6 + 1));
+        /* One writer in four does not consolidate metadata. */
+        int nocons = next_rand() % 4 == 0;
         p->created = p->synced = 0;
         pid = fork();
         if (pid < 0) { perror("fork"); return 1; }
-        if (pid == 0) writer(url, p);
+        if (pid == 0) writer(nocons ? url_nocons : url, p);
         usleep(delay);
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
