@@ -390,13 +390,19 @@ impl FileMap {
         self
     }
 
-    fn note_file(&self, path: PathBuf) {
+    /// Remember a written file for the next [`Zmap::sync`]. Returns true
+    /// when so many wait that they should be synced now (early durability
+    /// is harmless, and it bounds the memory of a long run of writes).
+    fn note_file(&self, path: PathBuf) -> bool {
+        const MOST_PENDING: usize = 4096;
         if self.durable {
             if let Ok(mut u) = self.unsynced.lock() {
                 u.dirs.insert(parent_of(&path));
                 u.files.insert(path);
+                return u.files.len() >= MOST_PENDING;
             }
         }
+        false
     }
 
     fn note_dir(&self, dir: &Path) {
@@ -546,7 +552,9 @@ impl Zmap for FileMap {
             let _ = fs::remove_file(&tmp);
             return Err(io_err(e));
         }
-        self.note_file(path);
+        if self.note_file(path) {
+            self.sync()?;
+        }
         Ok(())
     }
 
