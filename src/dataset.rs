@@ -210,15 +210,10 @@ impl Dataset {
     pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
         let old_name = self.model.var(grp, varid)?.name.clone();
         self.model.rename_var(grp, varid, name)?;
-        let revert = |ds: &mut Dataset| {
-            if let Ok(var) = ds.model.var_mut(grp, varid) {
-                var.name = old_name.clone();
-            }
-        };
         let Some(old) = self.model.var(grp, varid)?.stored_path.clone() else { return Ok(()) };
         let new = crate::zmap::join(&self.model.group_key(grp), &self.model.var(grp, varid)?.name);
         if let Err(e) = self.move_stored(&old, &new) {
-            revert(self);
+            self.model.var_mut(grp, varid)?.name = old_name;
             return Err(e);
         }
         Ok(())
