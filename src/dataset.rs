@@ -61,6 +61,8 @@ pub struct Dataset {
     /// The process that opened it: a forked child that finds another pid
     /// here inherited the dataset (see [`Dataset::adopt_if_inherited`]).
     pub owner_pid: u32,
+    /// What the commit protocol remembers between commits.
+    pub commit: format::nczarr::CommitState,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -102,6 +104,16 @@ pub fn lock(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
     Ok(ds)
 }
 
+fn write_options(url: &DatasetUrl, ncproperties: Option<&str>) -> WriteOptions {
+    WriteOptions {
+        pure_zarr: url.pure_zarr(),
+        xarray_dims: url.xarray_dims(),
+        ncproperties: ncproperties.map_or_else(our_ncproperties, str::to_string),
+        consolidated: !url.has_mode("noconsolidated") && !url.layout_490(),
+        layout_490: url.layout_490(),
+    }
+}
+
 impl Dataset {
     pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         check_mode_flags(cmode)?;
@@ -112,12 +124,20 @@ impl Dataset {
             // this library has neither.
             return Err(NcError::ENOTBUILT);
         }
-        let store = FileMap::create(url.file_root(), cmode & NC_NOCLOBBER == 0)?;
         let mut model = Model::new(true);
         model.define_mode = true;
         model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
         model.layout_490 = url.layout_490();
         model.dirty = true;
+        // The empty dataset is stored at once, so the path holds a
+        // readable dataset from here on, whatever happens to this process.
+        let ncproperties = our_ncproperties();
+        let opts = write_options(&url, Some(&ncproperties));
+        let mut commit = format::nczarr::CommitState::default();
+        let store = FileMap::create_with(url.file_root(), cmode & NC_NOCLOBBER == 0, |map| {
+            format::nczarr::write_new(&mut model, map, &opts, &mut commit)
+        })?;
+        let _ = store.clean_stray_temps();
         Ok(Dataset {
             path: path.to_string(),
             url,
@@ -125,9 +145,10 @@ impl Dataset {
             model,
             mode: cmode | NC_NETCDF4,
             created: true,
-            ncproperties: Some(our_ncproperties()),
+            ncproperties: Some(ncproperties),
             caches: HashMap::new(),
             owner_pid: std::process::id(),
+            commit,
         })
     }
 
@@ -143,6 +164,22 @@ impl Dataset {
         let read = format::read_dataset(&store, writable)?;
         let mut model = read.model;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
+        if model.writable {
+            // Repair what a writer killed earlier left (best effort: a
+            // store that cannot be written fails at its first write).
+            let _ = store.clean_stray_temps();
+            for g in 0..model.groups.len() {
+                let gkey = model.group_key(g);
+                if g > 0 {
+                    let _ = store.materialize(&gkey);
+                }
+                for var in &model.groups[g].vars {
+                    let _ = store.materialize(&crate::zmap::join(&gkey, &var.name));
+                }
+            }
+            // A commit was interrupted: the next one completes it.
+            model.dirty |= format::nczarr::commit_pending(&store)?;
+        }
         Ok(Dataset {
             path: path.to_string(),
             url,
@@ -153,6 +190,7 @@ impl Dataset {
             ncproperties: read.ncproperties,
             caches: HashMap::new(),
             owner_pid: std::process::id(),
+            commit: Default::default(),
         })
     }
 
@@ -184,76 +222,88 @@ impl Dataset {
     }
 
     fn write_options(&self) -> WriteOptions {
-        WriteOptions {
-            pure_zarr: self.url.pure_zarr(),
-            xarray_dims: self.url.xarray_dims(),
-            ncproperties: self.ncproperties.clone().unwrap_or_else(our_ncproperties),
-            consolidated: !self.url.has_mode("noconsolidated") && !self.url.layout_490(),
-            layout_490: self.url.layout_490(),
-        }
+        write_options(&self.url, self.ncproperties.as_deref())
     }
 
-    /// Write cached chunks, then the metadata if anything changed since
-    /// the last write (data first: metadata never names a shape whose
-    /// chunks are not there yet).
+    /// Write cached chunks and make them durable, then commit the
+    /// metadata if anything changed since the last commit (data first:
+    /// metadata never names a shape whose chunks are not there yet; see
+    /// `format::nczarr` for the order of a commit).
     fn flush_metadata(&mut self) -> NcResult<()> {
-        if self.model.writable {
-            engine::flush(self)?;
+        if !self.model.writable {
+            return Ok(());
         }
-        if self.model.writable && self.model.dirty {
+        engine::flush(self)?;
+        self.store.sync()?;
+        if self.model.dirty {
             let opts = self.write_options();
-            format::write_dataset(&mut self.model, self.store.as_ref(), &opts)?;
+            format::write_dataset(&mut self.model, self.store.as_ref(), &opts, &mut self.commit)?;
         }
         Ok(())
     }
 
     pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
+        let old_name = self.model.var(grp, varid)?.name.clone();
         self.model.rename_var(grp, varid, name)?;
-        self.move_renamed_objects()
+        let Some(old) = self.model.var(grp, varid)?.stored_path.clone() else { return Ok(()) };
+        let new = crate::zmap::join(&self.model.group_key(grp), &self.model.var(grp, varid)?.name);
+        if let Err(e) = self.move_stored(&old, &new) {
+            self.model.var_mut(grp, varid)?.name = old_name;
+            return Err(e);
+        }
+        Ok(())
     }
 
     pub fn rename_grp(&mut self, grp: usize, name: &[u8]) -> NcResult<()> {
+        let old_name = self.model.groups.get(grp).map(|g| g.name.clone()).ok_or(NcError::EBADGRPID)?;
         self.model.rename_grp(grp, name)?;
-        self.move_renamed_objects()
-    }
-
-    /// Move the stored objects of whatever was renamed to its new keys at
-    /// once, so chunks written later and chunks already stored stay
-    /// together (netcdf-c leaves them behind).
-    fn move_renamed_objects(&mut self) -> NcResult<()> {
-        let model = &mut self.model;
-        for g in 0..model.groups.len() {
-            let new = model.group_key(g);
-            let Some(old) = model.groups[g].stored_path.clone() else {
-                continue;
-            };
-            if old == new {
-                continue;
-            }
-            self.store.rename_prefix(&old, &new)?;
-            let rebase = |path: &mut Option<String>| {
-                if let Some(p) = path {
-                    if let Some(rest) = p.strip_prefix(&old).filter(|r| r.is_empty() || r.starts_with('/')) {
-                        *p = format!("{new}{rest}");
-                    }
-                }
-            };
-            for group in &mut model.groups {
-                rebase(&mut group.stored_path);
-                group.vars.iter_mut().for_each(|v| rebase(&mut v.stored_path));
-            }
-        }
-        for g in 0..model.groups.len() {
-            let gkey = model.group_key(g);
-            for var in &mut model.groups[g].vars {
-                let new = crate::zmap::join(&gkey, &var.name);
-                if let Some(old) = var.stored_path.as_ref().filter(|old| **old != new) {
-                    self.store.rename_prefix(old, &new)?;
-                    var.stored_path = Some(new);
-                }
-            }
+        let Some(old) = self.model.groups[grp].stored_path.clone() else { return Ok(()) };
+        let new = self.model.group_key(grp);
+        if let Err(e) = self.move_stored(&old, &new) {
+            self.model.groups[grp].name = old_name;
+            return Err(e);
         }
         Ok(())
+    }
+
+    /// Move the stored objects of a renamed variable or group to its new
+    /// keys at once, so chunks written later and chunks already stored
+    /// stay together (netcdf-c leaves them behind). Crash-safe: the old
+    /// keys keep reaching the objects (an alias) until metadata naming the
+    /// new ones is published. On error nothing has changed on storage.
+    fn move_stored(&mut self, old: &str, new: &str) -> NcResult<()> {
+        if old == new {
+            return Ok(());
+        }
+        self.store.move_prefix(old, new)?;
+        self.rebase_stored_paths(old, new);
+        let opts = self.write_options();
+        let mut commit = std::mem::take(&mut self.commit);
+        let published = format::nczarr::publish(&self.model, self.store.as_ref(), &opts, &mut commit);
+        if let Err(e) = published {
+            self.commit = commit;
+            self.rebase_stored_paths(new, old);
+            let _ = self.store.move_prefix(new, old).and_then(|()| self.store.drop_alias(new));
+            return Err(e);
+        }
+        format::nczarr::note_move(&mut commit, old, new);
+        self.commit = commit;
+        self.store.drop_alias(old)
+    }
+
+    /// Stored paths at or below `old` now live below `new`.
+    fn rebase_stored_paths(&mut self, old: &str, new: &str) {
+        let rebase = |path: &mut Option<String>| {
+            if let Some(p) = path {
+                if let Some(rest) = p.strip_prefix(old).filter(|r| r.is_empty() || r.starts_with('/')) {
+                    *p = format!("{new}{rest}");
+                }
+            }
+        };
+        for group in &mut self.model.groups {
+            rebase(&mut group.stored_path);
+            group.vars.iter_mut().for_each(|v| rebase(&mut v.stored_path));
+        }
     }
 
     pub fn enddef(&mut self) -> NcResult<()> {
@@ -285,8 +335,11 @@ impl Dataset {
     pub fn abort(&mut self) -> NcResult<()> {
         self.caches.clear();
         if self.created {
-            self.store.destroy()?;
+            self.store.destroy()
+        } else if self.model.writable {
+            format::nczarr::undo(self.store.as_ref(), &mut self.commit)
+        } else {
+            Ok(())
         }
-        Ok(())
     }
 }

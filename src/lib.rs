@@ -26,6 +26,7 @@ pub mod rc;
 pub mod registry;
 pub mod types;
 pub mod url;
+pub mod workers;
 pub mod zmap;
 
 /// The netcdf-c version whose API we implement.

@@ -45,23 +45,183 @@ pub struct WriteOptions {
 // ---------------------------------------------------------------------
 // Writing
 // ---------------------------------------------------------------------
+//
+// A commit (enddef, sync, close) must leave a store that a crash at any
+// moment cannot make unreadable or inconsistent. The order:
+//
+// 1. chunks: dirty chunks are written and made durable first (the
+//    caller, `Dataset::flush_metadata`), so no metadata ever names a shape
+//    whose data is not stored yet;
+// 2. the new metadata is *published*: `.zmetadata` holding all of it, plus
+//    a `nczarr_rs_pending` marker recording the root objects as they are
+//    on disk now. From here a reader uses this `.zmetadata` as long as
+//    each root object is its old or its new version, so the new state is
+//    seen whole while the objects are rewritten one by one;
+// 3. new groups and variables start from an empty key prefix (leftovers
+//    of a crash cannot become their data);
+// 4. the objects, children before the groups that list them, the root
+//    last (what readers of the objects alone, netcdf-c's default, need
+//    most);
+// 5. `.zmetadata` without the marker (or, without consolidation, none).
+//
+// Steps 1, 2 and 4 are made durable (`Zmap::sync`) before the next one
+// starts; step 5 need not be, as the pending `.zmetadata` reads the same
+// once the objects are durable. Without the marker, a `.zmetadata` is
+// trusted only while the root objects equal its copies, which tells a
+// stale one from a current one after any writer that ignores it
+// (netcdf-c before 4.10) changed the store.
 
-/// Write every group's and variable's metadata. (Objects of renamed
-/// variables and groups were moved when they were renamed.)
-pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -> NcResult<()> {
-    let mut out = Writer { store, consolidated: Map::new() };
-    for g in 0..model.groups.len() {
-        write_group(model, &mut out, g, opts)?;
+/// Key, in `.zmetadata`, of the marker of a commit under way.
+pub const PENDING: &str = "nczarr_rs_pending";
+
+/// What a handle remembers between commits.
+#[derive(Default)]
+pub struct CommitState {
+    /// Every metadata object as this handle last wrote it, once a commit
+    /// completed (objects still equal to these are not rewritten).
+    written: Option<Map<String, Value>>,
+    /// `.zmetadata` as it was before this handle first published since its
+    /// last commit (`None` inside: there was none), for `nc_abort`.
+    before_publish: Option<Option<Vec<u8>>>,
+    /// Renames (from, to) done since the last commit, for `nc_abort`.
+    moves: Vec<(String, String)>,
+    /// A commit started rewriting objects and did not finish: `nc_abort`
+    /// cannot go back.
+    objects_touched: bool,
+}
+
+/// Every metadata object of the model, children before the groups that
+/// list them and the root group last.
+fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String, Value)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(0usize, false)];
+    while let Some((g, children_done)) = stack.pop() {
+        if !children_done {
+            stack.push((g, true));
+            stack.extend(model.groups[g].children.iter().rev().map(|&c| (c, false)));
+            continue;
+        }
         for v in 0..model.groups[g].vars.len() {
             write_var(model, &mut out, g, v, opts)?;
         }
+        write_group(model, &mut out, g, opts)?;
+    }
+    Ok(out)
+}
+
+/// `.zmetadata` for a set of objects, with the pending marker if given.
+fn zmetadata(objects: &[(String, Value)], pending: Option<Value>) -> Vec<u8> {
+    let metadata: Map<String, Value> = objects.iter().cloned().collect();
+    let mut top = json!({"metadata": metadata, "zarr_consolidated_format": 1});
+    if let Some(marker) = pending {
+        top[PENDING] = marker;
+    }
+    json::to_bytes(&top)
+}
+
+/// Write `.zmetadata` for `objects` with the pending marker, durably.
+fn publish_objects(store: &dyn Zmap, objects: &[(String, Value)], state: &mut CommitState) -> NcResult<()> {
+    if state.before_publish.is_none() {
+        state.before_publish = Some(store.get(ZMETADATA)?);
+    }
+    let mut root = Map::new();
+    for key in [".zgroup", ".zattrs"] {
+        let on_disk = store.get(key)?.and_then(|b| json::parse(&b).ok()).unwrap_or(Value::Null);
+        root.insert(key.to_string(), on_disk);
+    }
+    store.put(ZMETADATA, &zmetadata(objects, Some(json!({"root": root}))))?;
+    store.sync()
+}
+
+/// Make the model's current state what readers see, without rewriting the
+/// objects (after a rename moved stored objects): a pending `.zmetadata`
+/// that the next commit completes, or `nc_abort` takes back.
+pub fn publish(model: &Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut CommitState) -> NcResult<()> {
+    let objects = render(model, opts)?;
+    publish_objects(store, &objects, state)?;
+    clear_new(model, store, state)
+}
+
+/// Empty the key prefixes of groups and variables never stored, which
+/// can hold only leftovers (of a crash, or of a name used before).
+fn clear_new(model: &Model, store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
+    for g in 0..model.groups.len() {
+        let gkey = model.group_key(g);
+        if g > 0 && model.groups[g].stored_path.is_none() {
+            store.delete_prefix(&gkey)?;
+            forget(state, &gkey);
+            continue;
+        }
+        for var in model.groups[g].vars.iter().filter(|v| v.stored_path.is_none()) {
+            let vkey = join(&gkey, &var.name);
+            store.delete_prefix(&vkey)?;
+            forget(state, &vkey);
+        }
+    }
+    Ok(())
+}
+
+/// Forget what is known of the objects below `prefix` (moved or cleared).
+fn forget(state: &mut CommitState, prefix: &str) {
+    if let Some(written) = &mut state.written {
+        let below = format!("{prefix}/");
+        written.retain(|k, _| !k.starts_with(&below));
+    }
+}
+
+/// Record a rename done on storage (for `nc_abort` and the next commit).
+pub fn note_move(state: &mut CommitState, from: &str, to: &str) {
+    forget(state, from);
+    forget(state, to);
+    state.moves.push((from.to_string(), to.to_string()));
+}
+
+/// `nc_abort` of an opened dataset: undo the renames of this session and
+/// put back the `.zmetadata` they replaced, unless a commit got as far as
+/// rewriting objects (then the newest complete state stays).
+pub fn undo(store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
+    if state.objects_touched {
+        return Ok(());
+    }
+    for (from, to) in state.moves.iter().rev() {
+        store.move_prefix(to, from)?;
+    }
+    if let Some(before) = state.before_publish.take() {
+        store.sync()?;
+        match before {
+            Some(bytes) => store.put(ZMETADATA, &bytes)?,
+            None => store.delete(ZMETADATA)?,
+        }
+    }
+    for (_, to) in state.moves.drain(..).rev() {
+        store.drop_alias(&to)?;
+    }
+    store.sync()
+}
+
+/// Does the store's `.zmetadata` carry the marker of an unfinished commit?
+pub fn commit_pending(store: &dyn Zmap) -> NcResult<bool> {
+    Ok(match store.get(ZMETADATA)? {
+        Some(bytes) => json::parse(&bytes).ok().is_some_and(|v| v.get(PENDING).is_some()),
+        None => false,
+    })
+}
+
+/// Write the metadata of a brand-new dataset into an empty store (being
+/// built aside, so no ordering is needed).
+pub fn write_new(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut CommitState) -> NcResult<()> {
+    let objects = render(model, opts)?;
+    for (key, value) in &objects {
+        store.put(key, &json::to_bytes(value))?;
     }
     if opts.consolidated {
-        let zmetadata = json!({"metadata": out.consolidated, "zarr_consolidated_format": 1});
-        store.put(ZMETADATA, &json::to_bytes(&zmetadata))?;
-    } else {
-        store.delete(ZMETADATA)?;
+        store.put(ZMETADATA, &zmetadata(&objects, None))?;
     }
+    finish(model, state, objects);
+    Ok(())
+}
+
+fn finish(model: &mut Model, state: &mut CommitState, objects: Vec<(String, Value)>) {
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
         let gkey = model.group_key(g);
@@ -70,6 +230,37 @@ pub fn write_dataset(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions) -
         }
     }
     model.dirty = false;
+    *state = CommitState { written: Some(objects.into_iter().collect()), ..CommitState::default() };
+}
+
+/// Commit the model's metadata (steps 2-5 above; the caller wrote and
+/// synced the chunks). Objects of renamed variables and groups were moved
+/// when they were renamed.
+pub fn write_dataset(
+    model: &mut Model,
+    store: &dyn Zmap,
+    opts: &WriteOptions,
+    state: &mut CommitState,
+) -> NcResult<()> {
+    let objects = render(model, opts)?;
+    publish_objects(store, &objects, state)?;
+    state.objects_touched = true;
+    clear_new(model, store, state)?;
+    let written = state.written.take();
+    for (key, value) in &objects {
+        if written.as_ref().and_then(|w| w.get(key)) != Some(value) {
+            store.put(key, &json::to_bytes(value))?;
+        }
+    }
+    store.sync()?;
+    // No barrier after this: should it not reach the disk, the durable
+    // pending `.zmetadata` with the durable new objects reads the same.
+    if opts.consolidated {
+        store.put(ZMETADATA, &zmetadata(&objects, None))?;
+    } else {
+        store.delete(ZMETADATA)?;
+    }
+    finish(model, state, objects);
     Ok(())
 }
 
@@ -85,20 +276,6 @@ fn encode_attrs(atts: &[Attr]) -> (Map<String, Value>, Map<String, Value>) {
     (values, types)
 }
 
-/// Writes metadata objects and remembers them for `.zmetadata`.
-struct Writer<'a> {
-    store: &'a dyn Zmap,
-    consolidated: Map<String, Value>,
-}
-
-impl Writer<'_> {
-    fn put(&mut self, key: &str, value: Value) -> NcResult<()> {
-        self.store.put(key, &json::to_bytes(&value))?;
-        self.consolidated.insert(key.to_string(), value);
-        Ok(())
-    }
-}
-
 /// netcdf-c 4.9.0 typed text as `<U1` where later versions write `>S1`.
 fn types_for_490(types: &mut Map<String, Value>) {
     for t in types.values_mut() {
@@ -108,7 +285,7 @@ fn types_for_490(types: &mut Map<String, Value>) {
     }
 }
 
-fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -> NcResult<()> {
+fn write_group(model: &Model, out: &mut Vec<(String, Value)>, g: usize, opts: &WriteOptions) -> NcResult<()> {
     let group = &model.groups[g];
     let gkey = model.group_key(g);
     let mut dims = Map::new();
@@ -127,7 +304,7 @@ fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -
         }
         zgroup["_NCZARR_GROUP"] = json!({"dims": dims, "vars": arrays, "groups": groups});
     }
-    out.put(&join(&gkey, ".zgroup"), zgroup)?;
+    out.push((join(&gkey, ".zgroup"), zgroup));
 
     let mut zattrs = Map::new();
     let (user, mut types) = encode_attrs(&group.atts);
@@ -149,7 +326,8 @@ fn write_group(model: &Model, out: &mut Writer, g: usize, opts: &WriteOptions) -
         types.insert(ATTR.into(), json!(JSON_DTYPE));
         zattrs.insert(ATTR.into(), json!({"types": types}));
     }
-    out.put(&join(&gkey, ".zattrs"), Value::Object(zattrs))
+    out.push((join(&gkey, ".zattrs"), Value::Object(zattrs)));
+    Ok(())
 }
 
 /// The fixed width NC_STRING values are stored with.
@@ -177,7 +355,7 @@ fn fill_json(fill: &Values) -> Value {
     }
 }
 
-fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
+fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
     let var = &model.groups[g].vars[v];
     let vkey = join(&model.group_key(g), &var.name);
     let scalar = var.dimids.is_empty();
@@ -220,7 +398,7 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         let storage = if scalar { "scalar" } else { "chunked" };
         zarray["_NCZARR_ARRAY"] = json!({"dimrefs": refs, "storage": storage});
     }
-    out.put(&join(&vkey, ".zarray"), zarray)?;
+    out.push((join(&vkey, ".zarray"), zarray));
 
     let (mut zattrs, mut types) = encode_attrs(&var.atts);
     let all_dims_in_root = var.dimids.iter().all(|&d| model.dims[d].group == 0);
@@ -254,7 +432,8 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         types.insert(ATTR.into(), json!(JSON_DTYPE));
         zattrs.insert(ATTR.into(), json!({"types": types}));
     }
-    out.put(&join(&vkey, ".zattrs"), Value::Object(zattrs))
+    out.push((join(&vkey, ".zattrs"), Value::Object(zattrs)));
+    Ok(())
 }
 
 // ---------------------------------------------------------------------
@@ -269,9 +448,12 @@ mod tests {
     use crate::model::attrs::put_att;
     use crate::zmap::FileMap;
 
+    fn scratch_path(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()))
+    }
+
     fn scratch(name: &str) -> FileMap {
-        let dir = std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()));
-        FileMap::create(&dir, true).unwrap()
+        FileMap::create(&scratch_path(name), true).unwrap().without_fsync()
     }
 
     fn options() -> WriteOptions {
@@ -306,7 +488,7 @@ mod tests {
     fn write_then_read_gives_the_same_model() {
         let store = scratch("roundtrip");
         let mut written = sample_model();
-        write_dataset(&mut written, &store, &options()).unwrap();
+        write_dataset(&mut written, &store, &options(), &mut CommitState::default()).unwrap();
         let read = read_dataset(&store, false).unwrap();
         assert_eq!(read.ncproperties.as_deref(), Some("version=2"));
         let m = read.model;
@@ -336,7 +518,7 @@ mod tests {
         m.def_var_quantize(0, 0, NC_QUANTIZE_BITROUND, 9).unwrap();
         let name = "_QuantizeBitRoundNumberOfSignificantBits";
         assert!(m.var(0, 0).unwrap().atts.iter().all(|a| a.name != name), "not listed in this session");
-        write_dataset(&mut m, &store, &options()).unwrap();
+        write_dataset(&mut m, &store, &options(), &mut CommitState::default()).unwrap();
         let zattrs = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
         assert_eq!(zattrs[name], json!(9));
         assert!(zattrs[ATTR]["types"].get(name).is_none());
@@ -359,7 +541,7 @@ mod tests {
             consolidated: false,
             layout_490: false,
         };
-        write_dataset(&mut m, &store, &opts).unwrap();
+        write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();
         assert!(root.get(SUPERBLOCK).is_none() && root.get(GROUP).is_none());
         let v = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
@@ -372,7 +554,7 @@ mod tests {
     fn consolidated_metadata_is_used_while_current() {
         let store = scratch("consolidated");
         let mut m = sample_model();
-        write_dataset(&mut m, &store, &options()).unwrap();
+        write_dataset(&mut m, &store, &options(), &mut CommitState::default()).unwrap();
         assert!(store.get(ZMETADATA).unwrap().is_some());
         // Proof that .zmetadata is what is read: the object can go.
         store.delete("v/.zarray").unwrap();
@@ -384,8 +566,205 @@ mod tests {
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "v/.zarray is gone");
         // Writing without consolidation removes a stale .zmetadata.
         let opts = WriteOptions { consolidated: false, ..options() };
-        write_dataset(&mut m, &store, &opts).unwrap();
+        write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         assert!(store.get(ZMETADATA).unwrap().is_none());
+        store.destroy().unwrap();
+    }
+
+    /// A store that performs the first `budget` changes and then fails
+    /// every change, as if the writer were killed there.
+    struct Crashing {
+        inner: FileMap,
+        budget: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Crashing {
+        fn spend(&self) -> NcResult<()> {
+            use std::sync::atomic::Ordering::SeqCst;
+            self.budget.fetch_update(SeqCst, SeqCst, |b| b.checked_sub(1)).map(|_| ()).map_err(|_| NcError::EIO)
+        }
+    }
+
+    impl Zmap for Crashing {
+        fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+            self.inner.get(key)
+        }
+        fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
+            self.spend()?;
+            self.inner.put(key, data)
+        }
+        fn delete(&self, key: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.delete(key)
+        }
+        fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
+            self.inner.list(prefix)
+        }
+        fn delete_prefix(&self, prefix: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.delete_prefix(prefix)
+        }
+        fn destroy(&self) -> NcResult<()> {
+            self.inner.destroy()
+        }
+        fn move_prefix(&self, from: &str, to: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.move_prefix(from, to)
+        }
+        fn drop_alias(&self, from: &str) -> NcResult<()> {
+            self.spend()?;
+            self.inner.drop_alias(from)
+        }
+    }
+
+    /// A commit stopped after each of its changes in turn: the store reads
+    /// as the old model or the new one, never anything else.
+    #[test]
+    fn a_commit_stopped_anywhere_reads_as_old_or_new() {
+        let variants = [
+            options(),
+            WriteOptions { consolidated: false, ..options() },
+            WriteOptions { pure_zarr: true, ..options() },
+            WriteOptions { pure_zarr: true, consolidated: false, ..options() },
+        ];
+        for (i, opts) in variants.iter().enumerate() {
+            let mut old = sample_model();
+            let mut new = sample_model();
+            // The new state: a record more, a new dimension used by a new
+            // variable in a new group below another, attribute changes.
+            new.dims[0].len = 3;
+            let z = new.def_dim(0, b"z", 3).unwrap() as i32;
+            let h = new.def_grp(1, b"h").unwrap();
+            new.def_var(h, b"late", NC_INT, &[z]).unwrap();
+            put_att(&mut new, 0, NC_GLOBAL_ID, b"history", Values::Char(b"h".to_vec())).unwrap();
+            crate::model::attrs::del_att(&mut new, 0, 0, b"units").unwrap();
+            let as_map = |o: Vec<(String, Value)>| o.into_iter().collect::<Map<String, Value>>();
+            // What readers make of each state (pure Zarr does not keep
+            // everything a model holds, so compare what is read back).
+            let seen = |m: &Model| {
+                let store = scratch(&format!("crash-{i}-ref"));
+                write_dataset(&mut m.clone(), &store, opts, &mut CommitState::default()).unwrap();
+                let read = read_dataset(&store, false).unwrap();
+                store.destroy().unwrap();
+                as_map(render(&read.model, opts).unwrap())
+            };
+            let (old_map, new_map) = (seen(&old), seen(&new));
+            assert!(old_map != new_map);
+            let mut completed = false;
+            for budget in 0..200 {
+                let store = scratch(&format!("crash-{i}-{budget}"));
+                let mut state = CommitState::default();
+                write_dataset(&mut old, &store, opts, &mut state).unwrap();
+                // The new model as the handle holds it: old objects stored.
+                let mut model = new.clone();
+                for g in 0..old.groups.len() {
+                    model.groups[g].stored_path = old.groups[g].stored_path.clone();
+                    for (v, var) in old.groups[g].vars.iter().enumerate() {
+                        model.groups[g].vars[v].stored_path = var.stored_path.clone();
+                    }
+                }
+                let inner = FileMap::open(&scratch_path(&format!("crash-{i}-{budget}"))).unwrap().without_fsync();
+                let crashing = Crashing { inner, budget: budget.into() };
+                let result = write_dataset(&mut model, &crashing, opts, &mut state);
+                let read = read_dataset(&store, false).unwrap_or_else(|e| panic!("variant {i}, stop {budget}: {e:?}"));
+                let seen = as_map(render(&read.model, opts).unwrap());
+                assert!(seen == old_map || seen == new_map, "variant {i}, stop {budget}: a mix");
+                if result.is_ok() {
+                    assert!(seen == new_map, "variant {i}: complete commit reads new");
+                    assert!(!commit_pending(&store).unwrap());
+                    completed = true;
+                }
+                store.destroy().unwrap();
+                if completed {
+                    break;
+                }
+            }
+            assert!(completed, "variant {i}: the commit never completed");
+        }
+    }
+
+    /// Renames (which move stored objects) and the close after them,
+    /// stopped after each change in turn: the store opens, under the old
+    /// names or the new ones, with the data reachable.
+    #[test]
+    fn renames_stopped_anywhere_keep_the_data() {
+        use crate::capi::{data_typed::*, dim::*, file::*, group::*, var::*};
+        use std::ffi::CString;
+        let c = |s: &str| CString::new(s).unwrap();
+        let mut completed = false;
+        for budget in 0..100 {
+            let path = scratch_path(&format!("ren-{budget}"));
+            let url = c(&format!("file://{}#mode=nczarr,file", path.display()));
+            let (mut nc, mut x, mut v, mut g, mut w) = (0, 0, 0, 0, 0);
+            // SAFETY: C API calls with CStrings and arrays that live across them.
+            unsafe {
+                assert_eq!(nc_create(url.as_ptr(), 0, &mut nc), 0);
+                assert_eq!(nc_def_dim(nc, c("x").as_ptr(), 4, &mut x), 0);
+                assert_eq!(nc_def_var(nc, c("v").as_ptr(), NC_INT, 1, &x, &mut v), 0);
+                assert_eq!(nc_def_grp(nc, c("g").as_ptr(), &mut g), 0);
+                assert_eq!(nc_def_var(g, c("w").as_ptr(), NC_INT, 1, &x, &mut w), 0);
+                assert_eq!(nc_put_var_int(nc, v, [1, 2, 3, 4].as_ptr()), 0);
+                assert_eq!(nc_put_var_int(g, w, [5, 6, 7, 8].as_ptr()), 0);
+                assert_eq!(nc_close(nc), 0);
+                assert_eq!(nc_open(url.as_ptr(), 1, &mut nc), 0);
+                crate::registry::with(nc, |ds, _| {
+                    let inner = FileMap::open(&path)?.without_fsync();
+                    ds.store = std::sync::Arc::new(Crashing { inner, budget: budget.into() });
+                    Ok(())
+                })
+                .unwrap();
+                let g = nc + 1;
+                let ok = nc_rename_var(nc, v, c("v2").as_ptr()) == 0
+                    && nc_rename_grp(g, c("g2").as_ptr()) == 0
+                    && nc_put_var_int(g, w, [9, 9, 9, 9].as_ptr()) == 0
+                    && nc_close(nc) == 0;
+                if !ok {
+                    // Killed: the handle goes without another write.
+                    crate::registry::remove(nc, true, |_| Ok(())).unwrap();
+                }
+                completed = ok;
+            }
+            let store = FileMap::open(&path).unwrap();
+            let m = read_dataset(&store, false).unwrap_or_else(|e| panic!("stop {budget}: {e:?}")).model;
+            let vname = &m.groups[0].vars[0].name;
+            let gname = &m.groups[1].name;
+            assert!(vname == "v" || vname == "v2", "stop {budget}: {vname}");
+            assert!(gname == "g" || gname == "g2", "stop {budget}: {gname}");
+            let ints = |key: &str| {
+                let b = store.get(key).unwrap().unwrap_or_else(|| panic!("stop {budget}: no {key}"));
+                b.chunks(4).map(|q| i32::from_le_bytes(q.try_into().unwrap())).collect::<Vec<_>>()
+            };
+            assert_eq!(ints(&format!("{vname}/0")), [1, 2, 3, 4], "stop {budget}");
+            let wdata = ints(&format!("{gname}/w/0"));
+            assert!(wdata == [5, 6, 7, 8] || wdata == [9, 9, 9, 9], "stop {budget}");
+            if completed {
+                assert_eq!((vname.as_str(), gname.as_str(), wdata), ("v2", "g2", vec![9, 9, 9, 9]));
+            }
+            store.destroy().unwrap();
+            if completed {
+                break;
+            }
+        }
+        assert!(completed);
+    }
+
+    #[test]
+    fn zmetadata_older_than_the_root_is_stale() {
+        // What netcdf-c 4.10.1 does to our store: changes an object below
+        // the root, rewrites the root unchanged, leaves .zmetadata alone.
+        let store = scratch("older");
+        let mut m = sample_model();
+        write_dataset(&mut m, &store, &options(), &mut CommitState::default()).unwrap();
+        let mut zattrs = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
+        zattrs["added"] = json!(1);
+        store.put("v/.zattrs", &json::to_bytes(&zattrs)).unwrap();
+        let root = store.get(".zattrs").unwrap().unwrap();
+        let read = read_dataset(&store, false).unwrap().model;
+        assert!(read.var(0, 0).unwrap().atts.iter().all(|a| a.name != "added"), "root untouched: trusted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        store.put(".zattrs", &root).unwrap();
+        let read = read_dataset(&store, false).unwrap().model;
+        assert!(read.var(0, 0).unwrap().atts.iter().any(|a| a.name == "added"));
         store.destroy().unwrap();
     }
 
@@ -394,7 +773,7 @@ mod tests {
         let store = scratch("bad");
         let mut m = sample_model();
         let opts = WriteOptions { consolidated: false, ..options() };
-        write_dataset(&mut m, &store, &opts).unwrap();
+        write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         store.put("v/.zarray", br#"{"shape": [0, 5], "dtype": "<f8", "chunks": [1, 4]}"#).unwrap();
         assert_eq!(read_dataset(&store, false).err(), Some(NcError::ENCZARR), "shape disagrees with x");
         // An unsupported dtype costs only that variable its data.

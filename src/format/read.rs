@@ -115,15 +115,26 @@ fn is_reserved_key(key: &str) -> bool {
         || key == "_NCProperties"
 }
 
-fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
+/// The `metadata` map of `.zmetadata` and the root objects recorded by the
+/// pending marker of an unfinished commit (see `nczarr.rs`), if any.
+type Consolidated = (Map<String, Value>, Option<Map<String, Value>>);
+
+fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
     let Some(bytes) = store.get(ZMETADATA)? else { return Ok(None) };
     // A malformed .zmetadata is ignored: the objects themselves are the truth.
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
+            let pending = match m.remove(super::nczarr::PENDING) {
+                Some(Value::Object(mut p)) => match p.remove("root") {
+                    Some(Value::Object(root)) => Some(root),
+                    _ => Some(Map::new()),
+                },
+                _ => None,
+            };
             match m.remove("metadata") {
                 // Every key must be one of the store's (nothing leaving it).
                 Some(Value::Object(meta)) if meta.keys().all(|k| !k.is_empty() && validate_key(k).is_ok()) => {
-                    Some(meta)
+                    Some((meta, pending))
                 }
                 _ => None,
             }
@@ -133,15 +144,30 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
 }
 
 /// Consolidated metadata, if it still describes the store: its root
-/// `.zgroup` and `.zattrs` must equal the real ones. Every writer of
-/// NCZarr rewrites the root `.zattrs` when it changes anything, so a store
-/// changed by a writer that ignores `.zmetadata` (netcdf-c before 4.10)
-/// is read object by object instead of from stale metadata.
+/// `.zgroup` and `.zattrs` must equal the real ones, and (where storage
+/// keeps times) be no newer than it. Every writer of NCZarr rewrites the
+/// root objects when it changes anything (netcdf-c rewrites them even
+/// unchanged), so a store changed by a writer that ignores `.zmetadata`
+/// (netcdf-c before 4.10, and 4.10 by default) is read object by object
+/// instead of from stale metadata. While one of our commits is under way
+/// (the pending marker), `.zmetadata` holds the new state whole and each
+/// root object may also still be its old version, recorded in the marker.
 fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
-    let Some(meta) = consolidated(store)? else { return Ok(None) };
+    let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
+    if pending.is_none() {
+        if let Some(written) = store.modified(ZMETADATA)? {
+            for key in [".zgroup", ".zattrs"] {
+                if store.modified(key)?.is_some_and(|t| t > written) {
+                    return Ok(None);
+                }
+            }
+        }
+    }
     let direct = Source { store, consolidated: None };
     for key in [".zgroup", ".zattrs"] {
-        if meta.get(key) != direct.json(key)?.as_ref() {
+        let real = direct.json(key)?;
+        let old = pending.as_ref().map(|p| p.get(key).filter(|v| !v.is_null()));
+        if meta.get(key) != real.as_ref() && old.is_none_or(|old| old != real.as_ref()) {
             return Ok(None);
         }
     }

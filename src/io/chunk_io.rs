@@ -66,12 +66,7 @@ pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) 
 /// one (no thread outlives the call, so a fork between calls is safe).
 /// Results keep the items' order; the first error wins.
 ///
-/// The threads are joined explicitly: `thread::scope` alone waits only
-/// for their closures to return, and detaches them, so they could still
-/// be exiting (TLS destructors, freeing their own bookkeeping) when the
-/// call returned, and a fork just then copied them half-gone into the
-/// child (LeakSanitizer saw it; a lock held in that exit path would be
-/// held forever in the child). Joining waits for each thread to be gone.
+/// The workers are gone when it returns ([`crate::workers`]).
 pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS).min(items.len());
     if threads <= 1 {
@@ -80,27 +75,18 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> 
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: std::sync::Mutex<Vec<Option<NcResult<R>>>> =
         std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= items.len() {
-                            break;
-                        }
-                        let r = f(&items[i]);
-                        if let Ok(mut results) = results.lock() {
-                            results[i] = Some(r);
-                        }
-                    }
-                })
-            })
-            .collect();
-        // A worker that panicked left its item's result unset: that item
-        // reads as NC_EINTERNAL below (the panic went to the hook).
-        for worker in workers {
-            let _ = worker.join();
+    // A worker that panicked leaves its item's result unset: that item
+    // reads as NC_EINTERNAL below (the panic went to the hook).
+    crate::workers::run(threads, || {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= items.len() {
+                break;
+            }
+            let r = f(&items[i]);
+            if let Ok(mut results) = results.lock() {
+                results[i] = Some(r);
+            }
         }
     });
     let results = results.into_inner().map_err(|_| NcError::EINTERNAL)?;

@@ -1,12 +1,27 @@
 //! The directory driver: one file per key under a root directory.
 //!
-//! Writes go to a temporary file in the same directory and are renamed
-//! into place, so a reader (or a crash) never sees half an object.
+//! Crash safety (see `format::nczarr` for the order of a commit):
+//! - an object is written to a temporary file in the root directory and
+//!   renamed into place, so a reader (or a crash) never sees half an
+//!   object; temporary files are named `.nczarr-rs-tmp.<pid>.<n>`, never
+//!   listed, and those of dead processes are removed when the store is
+//!   next opened for writing;
+//! - a new store is built in a hidden sibling directory and renamed (or,
+//!   over an old store, exchanged) into place, and a deleted store is
+//!   renamed away before it is emptied, so the path names a whole store
+//!   or nothing at every moment;
+//! - a moved prefix (a renamed variable or group) leaves a symbolic link
+//!   behind until the metadata naming the new place is written;
+//! - [`Zmap::sync`] makes everything written since the last call durable
+//!   (`fdatasync` of the files, `fsync` of the directories), unless
+//!   `NCZARR_RS_FSYNC=0`.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::Zmap;
 use super::beneath::Checked;
@@ -16,39 +31,359 @@ use crate::error::{NcError, NcResult};
 /// Temporary files are named `<TMP_PREFIX><pid>.<n>`; listings skip them.
 const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
 
+/// Is durability (fsync at [`Zmap::sync`]) on? `NCZARR_RS_FSYNC=0` turns
+/// it off. Read when asked rather than cached in a lazy static, which a
+/// `fork` could catch half made (see `gate.rs`).
+fn fsync_on() -> bool {
+    std::env::var("NCZARR_RS_FSYNC").map_or(true, |v| v.trim() != "0")
+}
+
+/// Paths written since the last [`Zmap::sync`].
+#[derive(Default)]
+struct Unsynced {
+    files: HashSet<PathBuf>,
+    dirs: HashSet<PathBuf>,
+}
+
 pub struct FileMap {
     root: PathBuf,
+    /// fsync at [`Zmap::sync`] (`NCZARR_RS_FSYNC`; tests turn it off).
+    durable: bool,
+    unsynced: Mutex<Unsynced>,
     /// Directories found not to be links (`beneath.rs`).
     checked: Checked,
 }
 
-impl FileMap {
-    /// Create a new, empty store at `root`. With `clobber` any existing
-    /// content is deleted first; without it an existing directory or file
-    /// is NC_EEXIST.
-    pub fn create(root: &Path, clobber: bool) -> NcResult<FileMap> {
-        match fs::symlink_metadata(root) {
-            Ok(_) if !clobber => return Err(NcError::EEXIST),
-            Ok(meta) if meta.is_dir() => {
-                let map = FileMap { root: root.to_path_buf(), checked: Checked::default() };
-                map.delete_prefix("")?;
+fn io_err(e: std::io::Error) -> NcError {
+    NcError::from_io(&e)
+}
+
+/// The directory holding `path` ("." for a bare name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A fresh temporary name `<dir>/<prefix><pid>.<n>`.
+fn temp_name(dir: &Path, prefix: &str) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{prefix}{}.{n}", std::process::id()))
+}
+
+/// The hidden sibling names a store is built under or deleted from:
+/// `.<name>.nczarr-rs-tmp.` (followed by `<pid>.<n>`).
+fn sibling_prefix(root: &Path) -> NcResult<String> {
+    let name = root.file_name().and_then(|n| n.to_str()).ok_or(NcError::EINVAL)?;
+    Ok(format!(".{name}{TMP_PREFIX}"))
+}
+
+/// Is the process that made a temporary name `<prefix><pid>.<n>` gone?
+/// Names that do not parse are never claimed.
+fn writer_is_dead(rest: &str) -> bool {
+    let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<libc::pid_t>().ok()) else {
+        return false;
+    };
+    if pid <= 0 || pid as u32 == std::process::id() {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Remove a file or a directory tree; a missing one is fine.
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    let result = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match result {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// Swap two paths atomically (Linux `renameat2(RENAME_EXCHANGE)`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes())?;
+    let cb = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated paths; the raw system call needs no
+    // particular C library version.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(ErrorKind::Unsupported))
+}
+
+/// Run `f` on every item, on up to 16 scoped threads (whatever the number
+/// of CPUs: they wait on the disk, whose journal commits concurrent syncs
+/// together); the first error wins.
+fn for_each_parallel<T: Sync>(items: &[T], f: impl Fn(&T) -> std::io::Result<()> + Sync) -> std::io::Result<()> {
+    let threads = items.len().min(16);
+    if threads <= 1 {
+        return items.iter().try_for_each(f);
+    }
+    let next = AtomicUsize::new(0);
+    let first_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    crate::workers::run(threads, || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= items.len() {
+                break;
             }
-            Ok(_) => fs::remove_file(root).map_err(|e| NcError::from_io(&e))?,
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(NcError::from_io(&e)),
+            if let Err(e) = f(&items[i]) {
+                if let Ok(mut slot) = first_error.lock() {
+                    slot.get_or_insert(e);
+                }
+            }
         }
-        fs::create_dir_all(root).map_err(|e| NcError::from_io(&e))?;
-        Ok(FileMap { root: root.to_path_buf(), checked: Checked::default() })
+    });
+    match first_error.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// `fdatasync` a file (`fsync` a directory) by path; a path gone since is fine.
+fn sync_path(path: &Path, dir: bool) -> std::io::Result<()> {
+    match fs::File::open(path) {
+        Ok(f) if dir => f.sync_all(),
+        Ok(f) => f.sync_data(),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+impl FileMap {
+    fn at(root: &Path) -> FileMap {
+        FileMap {
+            root: root.to_path_buf(),
+            durable: fsync_on(),
+            unsynced: Mutex::new(Unsynced::default()),
+            checked: Checked::default(),
+        }
+    }
+
+    /// Create a new, empty store at `root`. With `clobber` an existing one
+    /// is replaced; without it an existing directory or file is NC_EEXIST.
+    pub fn create(root: &Path, clobber: bool) -> NcResult<FileMap> {
+        FileMap::create_with(root, clobber, |_| Ok(()))
+    }
+
+    /// Create a store whose first objects `init` writes, atomically: the
+    /// store is built in a hidden sibling directory, made durable, then
+    /// renamed into place (exchanged with an old store when clobbering,
+    /// which is then deleted). A crash leaves the old store or the new one
+    /// at `root`, never a mix or nothing.
+    pub fn create_with(root: &Path, clobber: bool, init: impl FnOnce(&FileMap) -> NcResult<()>) -> NcResult<FileMap> {
+        let existing = match fs::symlink_metadata(root) {
+            Ok(_) if !clobber => return Err(NcError::EEXIST),
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err(e)),
+        };
+        let parent = parent_of(root);
+        if existing.is_none() {
+            // Missing parents are made, as they always were (a failure
+            // shows below).
+            let _ = fs::create_dir_all(&parent);
+        }
+        let staging = temp_name(&parent, &sibling_prefix(root)?);
+        if let Err(e) = fs::create_dir(&staging) {
+            if existing.is_none() {
+                return Err(io_err(e));
+            }
+            // No room beside the store (a read-only parent): empty the old
+            // store in place instead, which a crash can interrupt.
+            let map = FileMap::at(root);
+            map.empty_in_place(existing.as_ref())?;
+            init(&map)?;
+            map.sync()?;
+            return Ok(map);
+        }
+        let built = (|| {
+            let map = FileMap::at(&staging);
+            init(&map)?;
+            map.sync()?;
+            if let Some(meta) = existing.as_ref().filter(|m| m.is_dir()) {
+                // The new store keeps the old one's permissions.
+                let _ = fs::set_permissions(&staging, meta.permissions());
+            }
+            if fsync_on() {
+                sync_path(&staging, true).map_err(io_err)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = built {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+        let installed = match &existing {
+            None => fs::rename(&staging, root),
+            Some(meta) if meta.is_dir() => match exchange(&staging, root) {
+                // `staging` now holds the old store.
+                Ok(()) => Ok(()),
+                Err(_) => {
+                    // No atomic exchange here: move the old store aside
+                    // first (a crash between the renames leaves no store).
+                    let trash = temp_name(&parent, &sibling_prefix(root)?);
+                    fs::rename(root, &trash).and_then(|()| match fs::rename(&staging, root) {
+                        Ok(()) => {
+                            let _ = remove_any(&trash);
+                            Ok(())
+                        }
+                        Err(e) => {
+                            let _ = fs::rename(&trash, root);
+                            Err(e)
+                        }
+                    })
+                }
+            },
+            Some(_) => fs::remove_file(root).and_then(|()| fs::rename(&staging, root)),
+        };
+        match installed {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::DirectoryNotEmpty || existing.is_none() => {
+                let _ = fs::remove_dir_all(&staging);
+                return Err(if e.kind() == ErrorKind::DirectoryNotEmpty { NcError::EEXIST } else { io_err(e) });
+            }
+            Err(_) => {
+                // The store cannot move (a mount point): empty it in place
+                // and copy the new objects in.
+                let map = FileMap::at(root);
+                let copied = map.empty_in_place(existing.as_ref()).and_then(|()| map.copy_in(&staging, ""));
+                let _ = fs::remove_dir_all(&staging);
+                copied?;
+                map.sync()?;
+                return Ok(map);
+            }
+        }
+        let _ = remove_any(&staging);
+        if fsync_on() {
+            sync_path(&parent, true).map_err(io_err)?;
+        }
+        Ok(FileMap::at(root))
+    }
+
+    /// Make the root an empty directory, deleting what is there.
+    fn empty_in_place(&self, existing: Option<&fs::Metadata>) -> NcResult<()> {
+        if existing.is_some_and(|m| m.is_dir()) {
+            self.delete_prefix("")
+        } else {
+            let _ = fs::remove_file(&self.root);
+            fs::create_dir(&self.root).map_err(io_err)
+        }
+    }
+
+    /// Copy the files below directory `from` into this store under `key`.
+    fn copy_in(&self, from: &Path, key: &str) -> NcResult<()> {
+        for entry in fs::read_dir(from).map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let Ok(name) = entry.file_name().into_string() else { continue };
+            let child = super::join(key, &name);
+            if entry.file_type().map_err(io_err)?.is_dir() {
+                self.copy_in(&entry.path(), &child)?;
+            } else {
+                self.put(&child, &fs::read(entry.path()).map_err(io_err)?)?;
+            }
+        }
+        Ok(())
     }
 
     /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
     /// a root that is not a directory is NC_ENOTNC.
     pub fn open(root: &Path) -> NcResult<FileMap> {
         match fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => Ok(FileMap { root: root.to_path_buf(), checked: Checked::default() }),
+            Ok(meta) if meta.is_dir() => Ok(FileMap::at(root)),
             Ok(_) => Err(NcError::ENOTNC),
-            Err(e) => Err(NcError::from_io(&e)),
+            Err(e) => Err(io_err(e)),
         }
+    }
+
+    /// Remove what crashed writers left: temporary files of dead processes
+    /// in the root, and half-built or half-deleted copies of the store
+    /// beside it. Files of live processes are left alone.
+    pub fn clean_stray_temps(&self) -> NcResult<()> {
+        let mut removed = false;
+        let clean = |dir: &Path, prefix: &str| -> NcResult<bool> {
+            let mut any = false;
+            let entries = match fs::read_dir(dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+                Err(e) => return Err(io_err(e)),
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+                if writer_is_dead(rest) {
+                    remove_any(&entry.path()).map_err(io_err)?;
+                    any = true;
+                }
+            }
+            Ok(any)
+        };
+        removed |= clean(&self.root, TMP_PREFIX)?;
+        if let Ok(prefix) = sibling_prefix(&self.root) {
+            // The parent may not be readable; the store still is.
+            removed |= clean(&parent_of(&self.root), &prefix).unwrap_or(false);
+        }
+        if removed {
+            self.note_dir(&self.root);
+        }
+        Ok(())
+    }
+
+    /// Turn a prefix that is a link left by an interrupted move (see
+    /// [`Zmap::move_prefix`]) back into the directory it points to, so the
+    /// objects live under the name the metadata uses.
+    pub fn materialize(&self, key: &str) -> NcResult<()> {
+        let path = self.path_of(key)?;
+        let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return Ok(());
+        }
+        let Ok(target) = fs::read_link(&path) else { return Ok(()) };
+        // Ours are "./<sibling>" (the user's own links are left alone).
+        let mut parts = target.components();
+        let (Some(std::path::Component::CurDir), Some(std::path::Component::Normal(name)), None) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(());
+        };
+        let real = parent_of(&path).join(name);
+        if !fs::symlink_metadata(&real).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        // Swap link and directory: the link then sits at the old place,
+        // pointing at itself, and goes.
+        match exchange(&real, &path) {
+            Ok(()) => fs::remove_file(&real).map_err(io_err)?,
+            Err(_) => {
+                fs::remove_file(&path).map_err(io_err)?;
+                fs::rename(&real, &path).map_err(io_err)?;
+            }
+        }
+        self.note_dir(&parent_of(&path));
+        Ok(())
     }
 
     /// The path of a key whose object may be replaced or removed: the
@@ -67,6 +402,54 @@ impl FileMap {
         Ok(if key.is_empty() { self.root.clone() } else { self.root.join(key) })
     }
 
+    /// Turn durability off (tests that commit many times).
+    #[cfg(test)]
+    pub fn without_fsync(mut self) -> FileMap {
+        self.durable = false;
+        self
+    }
+
+    /// Remember a written file for the next [`Zmap::sync`]. Returns true
+    /// when so many wait that they should be synced now (early durability
+    /// is harmless, and it bounds the memory of a long run of writes).
+    fn note_file(&self, path: PathBuf) -> bool {
+        const MOST_PENDING: usize = 4096;
+        if self.durable {
+            if let Ok(mut u) = self.unsynced.lock() {
+                u.dirs.insert(parent_of(&path));
+                u.files.insert(path);
+                return u.files.len() >= MOST_PENDING;
+            }
+        }
+        false
+    }
+
+    fn note_dir(&self, dir: &Path) {
+        if self.durable {
+            if let Ok(mut u) = self.unsynced.lock() {
+                u.dirs.insert(dir.to_path_buf());
+            }
+        }
+    }
+
+    /// Create the directories of `dir` below the root (never the root
+    /// itself: a store deleted underneath is not silently recreated).
+    fn ensure_dir(&self, dir: &Path) -> std::io::Result<()> {
+        let rel = dir.strip_prefix(&self.root).map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))?;
+        let mut path = self.root.clone();
+        for part in rel.components() {
+            path.push(part);
+            match fs::create_dir(&path) {
+                Ok(()) => self.note_dir(&parent_of(&path)),
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FileMap {
     /// [`Zmap::read_into`], checking the object's length first when `size`
     /// is given.
     fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
@@ -125,12 +508,6 @@ impl FileMap {
     }
 }
 
-fn temp_name(dir: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()))
-}
-
 impl Zmap for FileMap {
     fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
         let path = self.read_path(key)?;
@@ -184,17 +561,40 @@ impl Zmap for FileMap {
             return Err(NcError::EINVAL);
         }
         let path = self.path_of(key)?;
-        let dir = path.parent().ok_or(NcError::EINVAL)?;
-        fs::create_dir_all(dir).map_err(|e| NcError::from_io(&e))?;
-        let tmp = temp_name(dir);
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
+        // The temporary file is made in the root: it fails if the store was
+        // deleted underneath, and one directory holds every stray. Where
+        // the key's directory is on another file system (a linked
+        // directory), it is made there instead.
+        let write_then_rename = |tmp: &Path| -> std::io::Result<()> {
+            let mut f = fs::File::create(tmp)?;
             f.write_all(data)?;
-            fs::rename(&tmp, &path)
-        })();
+            // close(2) can report a failed write (NFS, quotas): check it.
+            use std::os::fd::IntoRawFd;
+            // SAFETY: the descriptor is owned and closed exactly once.
+            if unsafe { libc::close(f.into_raw_fd()) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            match fs::rename(tmp, &path) {
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    self.ensure_dir(&parent_of(&path))?;
+                    fs::rename(tmp, &path)
+                }
+                other => other,
+            }
+        };
+        let mut tmp = temp_name(&self.root, TMP_PREFIX);
+        let mut result = write_then_rename(&tmp);
+        if matches!(&result, Err(e) if e.raw_os_error() == Some(libc::EXDEV)) {
+            let _ = fs::remove_file(&tmp);
+            tmp = temp_name(&parent_of(&path), TMP_PREFIX);
+            result = write_then_rename(&tmp);
+        }
         if let Err(e) = result {
             let _ = fs::remove_file(&tmp);
-            return Err(NcError::from_io(&e));
+            return Err(io_err(e));
+        }
+        if self.note_file(path) {
+            self.sync()?;
         }
         Ok(())
     }
@@ -202,9 +602,12 @@ impl Zmap for FileMap {
     fn delete(&self, key: &str) -> NcResult<()> {
         let path = self.path_of(key)?;
         match fs::remove_file(&path) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.note_dir(&parent_of(&path));
+                Ok(())
+            }
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::IsADirectory) => Ok(()),
-            Err(e) => Err(NcError::from_io(&e)),
+            Err(e) => Err(io_err(e)),
         }
     }
 
@@ -215,11 +618,11 @@ impl Zmap for FileMap {
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
                 return Ok(Vec::new());
             }
-            Err(e) => return Err(NcError::from_io(&e)),
+            Err(e) => return Err(io_err(e)),
         };
         let mut names = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|e| NcError::from_io(&e))?;
+            let entry = entry.map_err(io_err)?;
             // Names that are not UTF-8 cannot be keys; skip them.
             if let Ok(name) = entry.file_name().into_string() {
                 if !name.starts_with(TMP_PREFIX) {
@@ -239,48 +642,100 @@ impl Zmap for FileMap {
             }
             return Ok(());
         }
-        let result = match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_dir() => fs::remove_dir_all(&path),
-            Ok(_) => fs::remove_file(&path),
-            Err(e) => Err(e),
-        };
-        match result {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(NcError::from_io(&e)),
-        }
+        remove_any(&path).map_err(io_err)?;
+        self.note_dir(&parent_of(&path));
+        Ok(())
+    }
+
+    fn modified(&self, key: &str) -> NcResult<Option<std::time::SystemTime>> {
+        Ok(fs::metadata(self.read_path(key)?).ok().filter(|m| m.is_file()).and_then(|m| m.modified().ok()))
     }
 
     fn exists(&self, key: &str) -> NcResult<bool> {
         Ok(fs::metadata(self.read_path(key)?).is_ok_and(|m| m.is_file()))
     }
 
-    /// A directory rename when nothing is at the destination yet; the
-    /// object-by-object move otherwise.
-    fn rename_prefix(&self, from: &str, to: &str) -> NcResult<()> {
-        let (src, dst) = (self.path_of(from)?, self.path_of(to)?);
+    /// A directory rename, leaving a link from the old name to the new one
+    /// (siblings only, as renames are) for [`Zmap::drop_alias`] to remove.
+    fn move_prefix(&self, from: &str, to: &str) -> NcResult<()> {
         if from.is_empty() || to.is_empty() {
             return Err(NcError::EINVAL);
         }
-        if fs::symlink_metadata(&dst).is_err() {
-            if let Some(parent) = dst.parent() {
-                fs::create_dir_all(parent).map_err(|e| NcError::from_io(&e))?;
-            }
-            return match fs::rename(&src, &dst) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(NcError::from_io(&e)),
-            };
+        let (src, dst) = (self.path_of(from)?, self.path_of(to)?);
+        // Nothing live is at the destination (names are checked): it can
+        // only hold leftovers of a crash.
+        remove_any(&dst).map_err(io_err)?;
+        let dst_parent = parent_of(&dst);
+        self.ensure_dir(&dst_parent).map_err(io_err)?;
+        match fs::rename(&src, &dst) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_err(e)),
         }
-        super::copy_then_delete(self, from, to)
+        self.note_dir(&dst_parent);
+        self.note_dir(&parent_of(&src));
+        if parent_of(&src) == dst_parent {
+            if let Some(name) = dst.file_name() {
+                // Best effort: without it a crash before the metadata is
+                // written shows the old name's data as fill. The "./"
+                // marks the link as ours (see `materialize`).
+                let _ = std::os::unix::fs::symlink(Path::new(".").join(name), &src);
+            }
+        }
+        Ok(())
     }
 
-    fn destroy(&self) -> NcResult<()> {
-        match fs::remove_dir_all(&self.root) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(NcError::from_io(&e)),
+    fn drop_alias(&self, from: &str) -> NcResult<()> {
+        let path = self.path_of(from)?;
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            fs::remove_file(&path).map_err(io_err)?;
+            self.note_dir(&parent_of(&path));
         }
+        Ok(())
+    }
+
+    /// Rename the store away, then empty it: the path never names half a
+    /// store.
+    fn destroy(&self) -> NcResult<()> {
+        let trash = temp_name(&parent_of(&self.root), &sibling_prefix(&self.root)?);
+        match fs::rename(&self.root, &trash) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            // Cannot rename (a read-only parent, a mount point): in place.
+            Err(_) => {
+                return match fs::remove_dir_all(&self.root) {
+                    Err(e) if e.kind() != ErrorKind::NotFound => Err(io_err(e)),
+                    _ => Ok(()),
+                };
+            }
+        }
+        if fsync_on() {
+            let _ = sync_path(&parent_of(&self.root), true);
+        }
+        fs::remove_dir_all(&trash).map_err(io_err)
+    }
+
+    fn sync(&self) -> NcResult<()> {
+        let pending = match self.unsynced.lock() {
+            Ok(mut u) => std::mem::take(&mut *u),
+            Err(_) => return Err(NcError::EINTERNAL),
+        };
+        if pending.files.is_empty() && pending.dirs.is_empty() {
+            return Ok(());
+        }
+        let files: Vec<PathBuf> = pending.files.iter().cloned().collect();
+        let dirs: Vec<PathBuf> = pending.dirs.iter().cloned().collect();
+        let result = for_each_parallel(&files, |p| sync_path(p, false))
+            .and_then(|()| for_each_parallel(&dirs, |p| sync_path(p, true)));
+        if let Err(e) = result {
+            // Keep them for a retry.
+            if let Ok(mut u) = self.unsynced.lock() {
+                u.files.extend(pending.files);
+                u.dirs.extend(pending.dirs);
+            }
+            return Err(io_err(e));
+        }
+        Ok(())
     }
 }
 
@@ -317,15 +772,21 @@ mod tests {
         assert_eq!(map.list("g/v").unwrap(), vec![".zarray"]);
         assert_eq!(map.list("nothing").unwrap(), Vec::<String>::new());
         assert_eq!(map.list_recursive("").unwrap().len(), 2);
-        map.rename_prefix("g/v", "g/w").unwrap();
+        map.move_prefix("g/v", "g/w").unwrap();
         assert_eq!(map.get("g/w/.zarray").unwrap().unwrap(), b"[1]");
+        // The old name still reaches the objects until the alias goes.
+        assert_eq!(map.get("g/v/.zarray").unwrap().unwrap(), b"[1]");
+        map.drop_alias("g/v").unwrap();
         assert_eq!(map.get("g/v/.zarray").unwrap(), None);
-        // Onto an existing prefix: objects are merged in.
+        assert_eq!(map.list("g").unwrap(), vec!["w"]);
+        // Onto an existing prefix (leftovers): they are replaced.
         map.put("h/other", b"o").unwrap();
-        map.rename_prefix("g/w", "h").unwrap();
+        map.move_prefix("g/w", "h").unwrap();
+        map.drop_alias("g/w").unwrap();
         assert_eq!(map.get("h/.zarray").unwrap().unwrap(), b"[1]");
-        assert_eq!(map.get("h/other").unwrap().unwrap(), b"o");
-        assert!(map.exists("h/other").unwrap() && !map.exists("h").unwrap());
+        assert_eq!(map.get("h/other").unwrap(), None);
+        assert!(map.exists("h/.zarray").unwrap() && !map.exists("h").unwrap());
+        map.sync().unwrap();
         map.delete_prefix("h").unwrap();
         map.delete(".zgroup").unwrap();
         map.delete(".zgroup").unwrap();
@@ -333,6 +794,95 @@ mod tests {
         assert!(map.list("").unwrap().is_empty());
         map.destroy().unwrap();
         assert!(!root.exists());
+    }
+
+    /// A process id that is certainly dead: a child already reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn strays_of_dead_writers_are_removed_and_never_listed() {
+        let root = scratch("strays");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("g/.zgroup", b"{}").unwrap();
+        let parent = root.parent().unwrap();
+        let name = root.file_name().unwrap().to_str().unwrap();
+        let dead = dead_pid();
+        let live = std::os::unix::process::parent_id();
+        let stray = |pid: u32| root.join(format!("{TMP_PREFIX}{pid}.7"));
+        for pid in [dead, live] {
+            fs::write(stray(pid), b"half").unwrap();
+            fs::create_dir_all(parent.join(format!(".{name}{TMP_PREFIX}{pid}.1/g"))).unwrap();
+        }
+        fs::write(root.join("g").join(format!("{TMP_PREFIX}{dead}.3")), b"x").unwrap();
+        fs::write(root.join(format!("{TMP_PREFIX}garbage")), b"x").unwrap();
+        // Never listed, at the root or below.
+        assert_eq!(map.list("").unwrap(), vec!["g"]);
+        assert_eq!(map.list("g").unwrap(), vec![".zgroup"]);
+        assert_eq!(map.list_recursive("").unwrap(), vec!["g/.zgroup"]);
+        map.clean_stray_temps().unwrap();
+        assert!(!stray(dead).exists(), "a dead writer's file goes");
+        assert!(stray(live).exists(), "a live writer's file stays");
+        assert!(!parent.join(format!(".{name}{TMP_PREFIX}{dead}.1")).exists());
+        assert!(parent.join(format!(".{name}{TMP_PREFIX}{live}.1")).exists());
+        assert!(root.join(format!("{TMP_PREFIX}garbage")).exists(), "no pid: not ours to judge");
+        fs::remove_dir_all(parent.join(format!(".{name}{TMP_PREFIX}{live}.1"))).unwrap();
+        map.destroy().unwrap();
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn create_replaces_a_store_whole_and_cleans_up() {
+        let root = scratch("replace");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("old/0", b"o").unwrap();
+        let failed = FileMap::create_with(&root, true, |m| {
+            m.put(".zgroup", b"{}")?;
+            Err(NcError::EIO)
+        });
+        assert!(matches!(failed, Err(NcError::EIO)));
+        assert_eq!(map.get("old/0").unwrap().unwrap(), b"o", "a failed create leaves the old store");
+        let map = FileMap::create_with(&root, true, |m| m.put(".zgroup", b"{}")).unwrap();
+        assert_eq!(map.list("").unwrap(), vec![".zgroup"]);
+        let parent = root.parent().unwrap();
+        let prefix = sibling_prefix(&root).unwrap();
+        let leftovers = fs::read_dir(parent)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)));
+        assert_eq!(leftovers.count(), 0, "no staging or old copy left beside the store");
+        // A file in the way is replaced too; a store deleted underneath
+        // is not recreated by a write.
+        map.destroy().unwrap();
+        fs::write(&root, b"file").unwrap();
+        let map = FileMap::create(&root, true).unwrap();
+        fs::remove_dir_all(&root).unwrap();
+        assert_eq!(map.put("g/v/0", b"x"), Err(NcError::ENOOBJECT));
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn an_interrupted_move_is_materialized() {
+        let root = scratch("alias");
+        let map = FileMap::create(&root, true).unwrap();
+        map.put("g/v/.zarray", b"a").unwrap();
+        map.move_prefix("g/v", "g/w").unwrap();
+        // Killed before the alias was dropped: metadata still says g/v.
+        map.materialize("g/v").unwrap();
+        assert!(fs::symlink_metadata(root.join("g/v")).unwrap().is_dir());
+        assert!(fs::symlink_metadata(root.join("g/w")).is_err());
+        assert_eq!(map.get("g/v/.zarray").unwrap().unwrap(), b"a");
+        map.materialize("g/v").unwrap(); // a directory: nothing to do
+        // A link of the user's own is left alone.
+        map.put("g/data/.zarray", b"b").unwrap();
+        std::os::unix::fs::symlink("data", root.join("g/u")).unwrap();
+        map.materialize("g/u").unwrap();
+        assert!(fs::symlink_metadata(root.join("g/u")).unwrap().file_type().is_symlink());
+        map.destroy().unwrap();
     }
 
     #[test]

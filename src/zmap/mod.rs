@@ -82,6 +82,12 @@ pub trait Zmap: Send + Sync {
     /// dataset).
     fn destroy(&self) -> NcResult<()>;
 
+    /// When the object under `key` was last written, where the storage
+    /// keeps that (`None`: unknown or no object).
+    fn modified(&self, _key: &str) -> NcResult<Option<std::time::SystemTime>> {
+        Ok(None)
+    }
+
     /// Is there an object (not just a path segment) under `key`?
     fn exists(&self, key: &str) -> NcResult<bool> {
         Ok(self.get(key)?.is_some())
@@ -103,21 +109,30 @@ pub trait Zmap: Send + Sync {
         Ok(out)
     }
 
-    /// Move every object below `from` to the same relative key below `to`
-    /// (objects already under `to` with other keys stay). Drivers with a
-    /// cheaper move override this.
-    fn rename_prefix(&self, from: &str, to: &str) -> NcResult<()> {
-        copy_then_delete(self, from, to)
-    }
-}
-
-/// Move objects one by one: copy each below `to`, then delete `from`.
-pub fn copy_then_delete<M: Zmap + ?Sized>(map: &M, from: &str, to: &str) -> NcResult<()> {
-    for key in map.list_recursive(from)? {
-        let suffix = &key[from.len()..];
-        if let Some(data) = map.get(&key)? {
-            map.put(&format!("{to}{suffix}"), &data)?;
+    /// Move every object below `from` to the same relative key below `to`,
+    /// replacing whatever was below `to`. Until [`Self::drop_alias`]`(from)`
+    /// the objects may still be reachable under `from` too (drivers that
+    /// can alias cheaply do so; this default copies), so metadata naming
+    /// either place finds them.
+    fn move_prefix(&self, from: &str, to: &str) -> NcResult<()> {
+        self.delete_prefix(to)?;
+        for key in self.list_recursive(from)? {
+            let suffix = &key[from.len()..];
+            if let Some(data) = self.get(&key)? {
+                self.put(&format!("{to}{suffix}"), &data)?;
+            }
         }
+        Ok(())
     }
-    map.delete_prefix(from)
+
+    /// Stop `from` reaching what [`Self::move_prefix`] moved from it.
+    fn drop_alias(&self, from: &str) -> NcResult<()> {
+        self.delete_prefix(from)
+    }
+
+    /// Make everything written or deleted so far durable (a barrier: the
+    /// writes after it reach storage after the writes before it).
+    fn sync(&self) -> NcResult<()> {
+        Ok(())
+    }
 }

@@ -12,7 +12,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import run, same_as_netcdf_c, url
+from conftest import build, run, same_as_netcdf_c, url
 
 
 @pytest.fixture
@@ -160,3 +160,21 @@ def test_layout_is_current_nczarr(sample):
     g1 = read_json(sample / "g1" / ".zattrs")
     assert "_nczarr_superblock" not in g1
     assert g1["_nczarr_group"] == {"dimensions": {"z": 2}, "arrays": [], "groups": ["g2"]}
+
+
+def test_we_see_what_netcdf_c_changes_in_our_store(tools, tmp_path):
+    """netcdf-c 4.10.1 (not consolidating, its default) changes objects below
+    the root, rewrites the root objects with the same content and leaves our
+    .zmetadata stale: we must notice (the root objects are newer than it)
+    and read the objects."""
+    path = tmp_path / "plain.zarr"
+    run(tools["write_plain"], url(path))
+    assert (path / ".zmetadata").exists()
+    root_before = json.loads((path / ".zattrs").read_text())
+    modify = build("modify_atts.c", tmp_path / "modify_atts", against_wheel=True)
+    run(modify, url(path))
+    assert json.loads((path / ".zattrs").read_text()) == root_before
+    ours = run(tools["describe_ours"], url(path))
+    assert "att added_by_netcdf_c int 1 [1]" in ours
+    assert 'att added_by_netcdf_c char 3 "yes"' in ours
+    same_as_netcdf_c(ours, run(tools["describe_netcdf_c"], url(path)))
