@@ -38,6 +38,9 @@ ONE = {"len", "nelems", "count", "size", "nparams", "dsize", "level", "deflate_l
        "initialsz"}
 # Functions whose result is some earlier state: only called.
 STATEFUL = {"ncsetlogging", "cdSetErrOpts"}
+# Functions whose non-NULL result the caller owns: checked, then freed
+# with this function (so the memory checkers see no leak).
+OWNED = {"nclistnew": "nclistfree"}
 # The netCDF-2 API: functions return -1 and leave the code in ncerr.
 V2_PREFIXES = ("ncaux", "ncuri", "nclist", "nclog", "ncsetlogging", "nctypelen")
 
@@ -181,6 +184,10 @@ def main():
             key = lambda suffix="": keep.get(f"{mode}:{name}{suffix}", "PROBE")
             if ret == "void" or name in STATEFUL:
                 lines.append(f"    (void){call};")
+            elif "*" in ret and name in OWNED:
+                lines.append(f'    {{ void *owned = (void *){call};')
+                lines.append(f'      PTR(MODE, "{mode}:{name}", (const void *)owned, {key()});')
+                lines.append(f'      if (owned) {OWNED[name]}(owned); }}')
             elif "*" in ret:
                 lines.append(f'    PTR(MODE, "{mode}:{name}", (const void *){call}, {key()});')
             elif is_v2(name):

@@ -623,6 +623,12 @@ impl Zmap for FileMap {
         let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(io_err)?;
+            // A link that leads nowhere names nothing: a crash between
+            // making a rename's link and moving the directory leaves one
+            // pointing at itself (see `move_prefix`).
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) && fs::metadata(entry.path()).is_err() {
+                continue;
+            }
             // Names that are not UTF-8 cannot be keys; skip them.
             if let Ok(name) = entry.file_name().into_string() {
                 if !name.starts_with(TMP_PREFIX) {
@@ -667,21 +673,38 @@ impl Zmap for FileMap {
         remove_any(&dst).map_err(io_err)?;
         let dst_parent = parent_of(&dst);
         self.ensure_dir(&dst_parent).map_err(io_err)?;
-        match fs::rename(&src, &dst) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(io_err(e)),
+        if !fs::symlink_metadata(&src).is_ok_and(|m| m.is_dir()) {
+            return match fs::rename(&src, &dst) {
+                Err(e) if e.kind() != ErrorKind::NotFound => Err(io_err(e)),
+                _ => Ok(()),
+            };
         }
         self.note_dir(&dst_parent);
         self.note_dir(&parent_of(&src));
+        // Siblings (as renames are): the old name must stay a way to the
+        // data at every instant, or a crash before the metadata names the
+        // new one shows synced data as fill. So the link the old name
+        // becomes ("./new": the "./" marks it as ours, see `materialize`)
+        // is made first, at the new name, pointing at itself, and one
+        // atomic exchange puts the directory at the new name and the link
+        // at the old.
         if parent_of(&src) == dst_parent {
             if let Some(name) = dst.file_name() {
-                // Best effort: without it a crash before the metadata is
-                // written shows the old name's data as fill. The "./"
-                // marks the link as ours (see `materialize`).
-                let _ = std::os::unix::fs::symlink(Path::new(".").join(name), &src);
+                let link = Path::new(".").join(name);
+                if std::os::unix::fs::symlink(&link, &dst).is_ok() {
+                    if exchange(&src, &dst).is_ok() {
+                        return Ok(());
+                    }
+                    let _ = fs::remove_file(&dst);
+                }
+                // No exchange here (another OS or file system): rename,
+                // then link, with a window a crash can hit.
+                fs::rename(&src, &dst).map_err(io_err)?;
+                let _ = std::os::unix::fs::symlink(&link, &src);
+                return Ok(());
             }
         }
+        fs::rename(&src, &dst).map_err(io_err)?;
         Ok(())
     }
 
@@ -802,6 +825,19 @@ mod tests {
         let pid = child.id();
         child.wait().unwrap();
         pid
+    }
+
+    #[test]
+    fn a_half_made_rename_link_is_never_listed() {
+        let root = scratch("halflink");
+        let map = FileMap::create(&root, true).unwrap().without_fsync();
+        map.put("g/.zgroup", b"{}").unwrap();
+        std::os::unix::fs::symlink("./grp", root.join("grp")).unwrap();
+        assert_eq!(map.list("").unwrap(), vec!["g".to_string()]);
+        // The rename itself clears it and leaves both names reaching g's data.
+        map.move_prefix("g", "grp").unwrap();
+        assert_eq!(map.get("grp/.zgroup").unwrap().as_deref(), Some(&b"{}"[..]));
+        assert_eq!(map.get("g/.zgroup").unwrap().as_deref(), Some(&b"{}"[..]));
     }
 
     #[test]
