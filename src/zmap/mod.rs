@@ -4,9 +4,11 @@
 
 mod file;
 mod key;
+mod memory;
 
 pub use file::FileMap;
 pub use key::{join, validate_key};
+pub use memory::MemoryMap;
 
 use crate::error::NcResult;
 
