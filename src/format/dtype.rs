@@ -53,7 +53,7 @@ pub fn parse_dtype(s: &str) -> NcResult<Dtype> {
         _ => (NC_ENDIAN_NATIVE, s),
     };
     let kind = body.chars().next().ok_or(NcError::EBADTYPE)?;
-    let size: usize = body[1..].parse().map_err(|_| NcError::EBADTYPE)?;
+    let size: usize = body[kind.len_utf8()..].parse().map_err(|_| NcError::EBADTYPE)?;
     let fixed = |xtype| Ok(Dtype { xtype, endianness, width: size, utf32: false });
     match (kind, size) {
         ('i', 1) => fixed(NC_BYTE),
@@ -102,7 +102,8 @@ mod tests {
             parse_dtype("<U4").unwrap(),
             Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_LITTLE, width: 4, utf32: true }
         );
-        for bad in ["<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2"] {
+        // "<é4": found by fuzzing (fuzz/regressions/attrs); it panicked.
+        for bad in ["<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2", "<é4", "é", "<"] {
             assert_eq!(parse_dtype(bad), Err(NcError::EBADTYPE), "{bad}");
         }
     }
