@@ -208,7 +208,8 @@ fn write_var(model: &Model, out: &mut Writer, g: usize, v: usize, opts: &WriteOp
         "dtype": dtype,
         "chunks": chunks,
         "fill_value": fill,
-        "order": "C",
+        // Chunks already stored keep their element order.
+        "order": if var.order_f { "F" } else { "C" },
         "compressor": compressor,
         "filters": filters,
     });
