@@ -57,3 +57,35 @@ fn fortran_order_survives_a_metadata_rewrite() {
     let mut again = Dataset::open_store("mem.zarr#mode=zarr", Box::new(map), 0).unwrap();
     assert_eq!(read_all_i32(&mut again, 0, &[2, 3]), vec![0, 1, 2, 3, 4, 5]);
 }
+
+/// Found while fuzzing (`fuzz/regressions/store/chunk-bytes-overflow`):
+/// chunks whose size in bytes overflows a usize panicked (with overflow
+/// checks) or wrapped (release) on the first data access.
+/// Such a variable is listed; its data is NC_ENCZARR.
+#[test]
+fn chunks_too_big_to_address_are_an_error() {
+    for (dtype, chunks, attrs) in [
+        ("<i4", "[4611686018427387904]", "{}"),
+        ("<f8", "[4294967296, 4294967296]", "{}"),
+        ("<U4611686018427387905", "[1]", "{}"),
+    ] {
+        let zarray = format!(
+            r#"{{"zarr_format": 2, "shape": [10], "chunks": {chunks}, "dtype": "{dtype}", "fill_value": null,
+                 "order": "C", "compressor": null, "filters": null}}"#
+        )
+        .replace("[10]", if chunks.contains(',') { "[10, 10]" } else { "[10]" });
+        let map = store(&[
+            (".zgroup", br#"{"zarr_format": 2}"#),
+            ("v/.zarray", zarray.as_bytes()),
+            ("v/.zattrs", attrs.as_bytes()),
+        ]);
+        let mut ds = Dataset::open_store("mem.zarr#mode=zarr", Box::new(map), 0).unwrap();
+        let rank = ds.model.groups[0].vars[0].dimids.len();
+        let dims = vec![netcdf::io::selection::Extent { len: 10, unlimited: false }; rank];
+        let sel =
+            Selection::check(&dims, Some(&vec![0; rank]), Some(&vec![1; rank]), None, None, Access::Read).unwrap();
+        let mut out = [0u64; 4];
+        let got = unsafe { engine::read(&mut ds, 0, 0, &sel, NC_NAT, out.as_mut_ptr() as *mut u8) };
+        assert_eq!(got.err(), Some(netcdf::error::NcError::ENCZARR), "{dtype} {chunks} {attrs}");
+    }
+}
