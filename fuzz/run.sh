@@ -53,8 +53,9 @@ dict_for() {
     esac
 }
 
-# Stacks symbolized; leaks are failures too.
+# Stacks symbolized; leaks are failures too (but for lsan.supp's).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:symbolize=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 failed=()
 summary=()
 for t in "${targets[@]}"; do

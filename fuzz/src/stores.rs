@@ -297,12 +297,16 @@ fn check_var(ds: &mut Dataset, g: usize, v: i32, rng: &mut Rng, compare: bool) {
     }
 }
 
-/// A summary of a model, for comparing what two reads found.
+/// A summary of a model, for comparing what two reads found. Dimensions
+/// are listed by name: their ids follow the order a read meets them
+/// (object by object in a pure Zarr store, group by group in NCZarr), so
+/// writing a pure Zarr store as NCZarr may renumber them.
 fn describe(model: &Model) -> String {
-    let mut out = String::new();
-    for (d, dim) in model.dims.iter().enumerate() {
-        out += &format!("dim {} {} {}\n", model.dim_full_name(d), dim.len, dim.unlimited);
-    }
+    let mut dims: Vec<String> = (0..model.dims.len())
+        .map(|d| format!("dim {} {} {}\n", model.dim_full_name(d), model.dims[d].len, model.dims[d].unlimited))
+        .collect();
+    dims.sort();
+    let mut out = dims.concat();
     for g in 0..model.groups.len() {
         let group = &model.groups[g];
         out += &format!("group {} {:?}\n", model.group_full_name(g), group.atts);
