@@ -297,6 +297,21 @@ fn check_var(ds: &mut Dataset, g: usize, v: i32, rng: &mut Rng, compare: bool) {
     }
 }
 
+/// The byte order a variable's chunks are in. NC_ENDIAN_NATIVE (a dtype
+/// with no order, or `|`) is written back as this machine's order, and
+/// one-byte types have none, so only the effective order is compared.
+fn byte_order(var: &netcdf::model::Var) -> &'static str {
+    if var.xtype == NC_STRING || type_size(var.xtype) == Ok(1) {
+        return "none";
+    }
+    match var.endianness {
+        NC_ENDIAN_BIG => "big",
+        NC_ENDIAN_LITTLE => "little",
+        _ if cfg!(target_endian = "big") => "big",
+        _ => "little",
+    }
+}
+
 /// A summary of a model, for comparing what two reads found. Dimensions
 /// are listed by name: their ids follow the order a read meets them
 /// (object by object in a pure Zarr store, group by group in NCZarr), so
@@ -322,7 +337,7 @@ fn describe(model: &Model) -> String {
                 var.no_fill,
                 var.fill,
                 var.codecs,
-                var.endianness,
+                byte_order(var),
                 var.order_f,
                 var.dim_separator,
             );
