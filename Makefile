@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test abi-check ctest memcheck-test interop-test package-test \
+.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test package-test \
 	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
@@ -44,17 +44,24 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test abi-check ctest memcheck-test tools-abi-test interop-test tools-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
 
 lint:
 	cargo fmt --all -- --check
+	rustfmt --edition 2024 --check fuzz/src/*.rs fuzz/fuzz_targets/*.rs
 	cargo clippy --release --all-targets -- -D warnings
 
 unit-test:
 	cargo test --release
+
+# Every fuzz target (fuzz/) for FUZZ_SECONDS each (default 20; about 3
+# minutes in all, plus the build), from the committed seeds; fails on any
+# crash, timeout or memory blow-up. fuzz/README.md has the details.
+fuzz-test: deps
+	NCZARR_RS_TOOLS=$(TOOLS) fuzz/run.sh
 
 abi-check: build
 	ctests/abi/check.sh $(LIB) $(CBINDGEN)

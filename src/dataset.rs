@@ -160,8 +160,24 @@ impl Dataset {
             check_plain_path(url.file_root())?;
         }
         let store = FileMap::open(url.file_root())?;
+        Dataset::open_in(path, url, Arc::new(store), mode)
+    }
+
+    /// Open a dataset held in a store the caller provides (an in-memory
+    /// [`MemoryMap`](crate::zmap::MemoryMap) in tests and fuzz targets),
+    /// read as [`open`](Dataset::open) reads a directory. `name` is what
+    /// `nc_inq_path` reports and its `#mode=` fragment applies as for
+    /// `open`; its path is not used.
+    pub fn open_store(name: &str, store: Box<dyn Zmap>, mode: i32) -> NcResult<Dataset> {
+        check_mode_flags(mode)?;
+        let url = url::parse(name)?;
+        apply_controls(&url);
+        Dataset::open_in(name, url, Arc::from(store), mode)
+    }
+
+    fn open_in(path: &str, url: DatasetUrl, store: Arc<dyn Zmap>, mode: i32) -> NcResult<Dataset> {
         let writable = mode & NC_WRITE != 0;
-        let read = format::read_dataset(&store, writable)?;
+        let read = format::read_dataset(store.as_ref(), writable)?;
         let mut model = read.model;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
         if model.writable {
@@ -178,12 +194,12 @@ impl Dataset {
                 }
             }
             // A commit was interrupted: the next one completes it.
-            model.dirty |= format::nczarr::commit_pending(&store)?;
+            model.dirty |= format::nczarr::commit_pending(store.as_ref())?;
         }
         Ok(Dataset {
             path: path.to_string(),
             url,
-            store: Arc::new(store),
+            store,
             model,
             mode: mode | NC_NETCDF4,
             created: false,

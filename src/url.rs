@@ -63,7 +63,18 @@ impl DatasetUrl {
         for (k, v) in &self.params {
             fragment.push(if v.is_empty() { k.clone() } else { format!("{k}={v}") });
         }
-        Some(format!("file://{}#{}", self.file_root().display(), fragment.join("&")))
+        // `%`, `#` and `?` in the path are %-encoded, so the name parses
+        // back to the same path.
+        let mut path = String::new();
+        for c in self.file_root().display().to_string().chars() {
+            match c {
+                '%' => path.push_str("%25"),
+                '#' => path.push_str("%23"),
+                '?' => path.push_str("%3F"),
+                c => path.push(c),
+            }
+        }
+        Some(format!("file://{path}#{}", fragment.join("&")))
     }
 
     /// `nczarr_layout=4.9.0`: write the layout of netcdf-c 4.9.0 (Debian
@@ -200,7 +211,8 @@ fn absolute(path: &str) -> NcResult<PathBuf> {
 fn parse_fragment(fragment: &str) -> Vec<(String, String)> {
     fragment
         .split('&')
-        .filter(|p| !p.is_empty())
+        // An empty piece, or a lone `=`, names nothing.
+        .filter(|p| !p.is_empty() && *p != "=")
         .map(|p| match p.find('=') {
             Some(i) => (p[..i].to_ascii_lowercase(), p[i + 1..].to_string()),
             None => (p.to_ascii_lowercase(), String::new()),
@@ -367,6 +379,19 @@ mod tests {
         let u = parse("file:///d/x.zarr#zarr&log").unwrap();
         assert_eq!(u.display_name().unwrap(), "file:///d/x.zarr#mode=nczarr,zarr&log");
         assert_eq!(parse("/d/x.zarr").unwrap().display_name(), None);
+    }
+
+    #[test]
+    fn display_name_parses_back_to_the_same_dataset() {
+        // Found by fuzzing (fuzz/regressions/url): a lone `=` became a
+        // parameter that the display name dropped, and `%`, `#` or `?` in
+        // the path made the display name name another path.
+        for name in ["/d/x#mode=zarr&=&a=b", "/d/a%b?c#mode=nczarr", "file:///d/%23%3F%25#mode=nczarr&k=%"] {
+            let u = parse(name).unwrap();
+            let again = parse(&u.display_name().unwrap()).unwrap();
+            assert_eq!((&again.mode, &again.params, again.file_root()), (&u.mode, &u.params, u.file_root()), "{name}");
+        }
+        assert_eq!(parse("/d/a%b#mode=nczarr").unwrap().display_name().unwrap(), "file:///d/a%25b#mode=nczarr");
     }
 
     #[test]

@@ -8,6 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 need_apt=()
 command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
+# libFuzzer (built by the fuzz targets' libfuzzer-sys) is C++.
+command -v c++ >/dev/null || need_apt+=(g++)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
@@ -53,4 +55,11 @@ tools=${NCZARR_RS_TOOLS:-${HOME:-/tmp}/.cache/nczarr-rs/tools}
 if ! "$tools/bin/cbindgen" --version 2>/dev/null | grep -q "$cbindgen_version"; then
     echo "installing cbindgen $cbindgen_version (ABI checker)"
     cargo install -q --locked --version "$cbindgen_version" --root "$tools" cbindgen
+fi
+
+# The fuzz targets' driver (make fuzz-test, fuzz/run.sh).
+cargo_fuzz_version=0.13.2
+if ! "$tools/bin/cargo-fuzz" --version 2>/dev/null | grep -q "$cargo_fuzz_version"; then
+    echo "installing cargo-fuzz $cargo_fuzz_version (fuzz tests)"
+    cargo install -q --locked --version "$cargo_fuzz_version" --root "$tools" cargo-fuzz
 fi

@@ -208,11 +208,14 @@ fn blosclz_encode(data: &[u8]) -> Vec<u8> {
 /// multiple of 8, else the block stays as is).
 fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
     let n = block.len() / typesize;
-    if n % 8 != 0 || block.len() % typesize != 0 {
+    if n % 8 != 0 {
         return block.to_vec();
     }
     let row = n / 8;
-    let mut out = vec![0u8; block.len()];
+    // Bytes past the last whole element are copied, as `bit_unshuffle`
+    // (and c-blosc) expect.
+    let mut out = block.to_vec();
+    out[..n * typesize].fill(0);
     for j in 0..typesize {
         for k in 0..8 {
             let plane = &mut out[(j * 8 + k) * row..(j * 8 + k + 1) * row];
@@ -420,6 +423,18 @@ mod tests {
         assert_eq!(blosclz_decode(&[0, b'a', (2 << 5), 9, 0, b'x'], 10).err(), Some(NcError::EFILTER));
         assert_eq!(blosclz_decode(&[2, b'a', b'b', b'c'], 2).err(), Some(NcError::EFILTER));
         assert_eq!(blosclz_decode(&[5, b'a'], 10).err(), Some(NcError::EFILTER));
+    }
+
+    #[test]
+    fn bitshuffle_with_a_partial_element_round_trips() {
+        // Found by fuzzing (fuzz/regressions/codec): 8 whole elements and
+        // 9 bytes more were written unshuffled but read back unshuffled.
+        let d: Vec<u8> = (0..137u32).map(|i| (i % 5) as u8).collect();
+        for typesize in [1, 2, 4, 16] {
+            let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 2, typesize };
+            let enc = b.encode(&d).unwrap();
+            assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "typesize {typesize}");
+        }
     }
 
     #[test]

@@ -103,7 +103,8 @@ mod tests {
             parse_dtype("<U4").unwrap(),
             Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_LITTLE, width: 4, utf32: true }
         );
-        for bad in ["<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2"] {
+        // "<é4": found by fuzzing (fuzz/regressions/attrs); it panicked.
+        for bad in ["<f2", "<c8", "<M8[ns]", "|O", "", "<i3", "|J0", "|b2", "<é4", "é", "<"] {
             assert_eq!(parse_dtype(bad), Err(NcError::EBADTYPE), "{bad}");
         }
     }

@@ -386,7 +386,8 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
         "dtype": dtype,
         "chunks": chunks,
         "fill_value": fill,
-        "order": "C",
+        // Chunks already stored keep their element order.
+        "order": if var.order_f { "F" } else { "C" },
         "compressor": compressor,
         "filters": filters,
     });

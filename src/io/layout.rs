@@ -58,10 +58,17 @@ impl VarLayout {
             None => TextEncoding::Bytes,
         };
         let elem_size = match (var.xtype, text) {
-            (NC_STRING, TextEncoding::Utf32 { .. }) => 4 * string_width(model, var),
+            (NC_STRING, TextEncoding::Utf32 { .. }) => {
+                string_width(model, var).checked_mul(4).ok_or(NcError::ENCZARR)?
+            }
             (NC_STRING, _) => string_width(model, var),
             (t, _) => type_size(t)?,
         };
+        // Metadata may claim chunks whose size in bytes does not even fit
+        // in a usize: their data cannot be read or written.
+        if var.chunks.iter().try_fold(elem_size, |n, &c| n.checked_mul(c)).is_none() {
+            return Err(NcError::ENCZARR);
+        }
         let native_big = cfg!(target_endian = "big");
         let stored_big = match var.endianness {
             NC_ENDIAN_BIG => true,

@@ -319,73 +319,6 @@ impl FileMap {
         }
     }
 
-    /// Remove what crashed writers left: temporary files of dead processes
-    /// in the root, and half-built or half-deleted copies of the store
-    /// beside it. Files of live processes are left alone.
-    pub fn clean_stray_temps(&self) -> NcResult<()> {
-        let mut removed = false;
-        let clean = |dir: &Path, prefix: &str| -> NcResult<bool> {
-            let mut any = false;
-            let entries = match fs::read_dir(dir) {
-                Ok(e) => e,
-                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
-                Err(e) => return Err(io_err(e)),
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
-                if writer_is_dead(rest) {
-                    remove_any(&entry.path()).map_err(io_err)?;
-                    any = true;
-                }
-            }
-            Ok(any)
-        };
-        removed |= clean(&self.root, TMP_PREFIX)?;
-        if let Ok(prefix) = sibling_prefix(&self.root) {
-            // The parent may not be readable; the store still is.
-            removed |= clean(&parent_of(&self.root), &prefix).unwrap_or(false);
-        }
-        if removed {
-            self.note_dir(&self.root);
-        }
-        Ok(())
-    }
-
-    /// Turn a prefix that is a link left by an interrupted move (see
-    /// [`Zmap::move_prefix`]) back into the directory it points to, so the
-    /// objects live under the name the metadata uses.
-    pub fn materialize(&self, key: &str) -> NcResult<()> {
-        let path = self.path_of(key)?;
-        let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        if !is_link {
-            return Ok(());
-        }
-        let Ok(target) = fs::read_link(&path) else { return Ok(()) };
-        // Ours are "./<sibling>" (the user's own links are left alone).
-        let mut parts = target.components();
-        let (Some(std::path::Component::CurDir), Some(std::path::Component::Normal(name)), None) =
-            (parts.next(), parts.next(), parts.next())
-        else {
-            return Ok(());
-        };
-        let real = parent_of(&path).join(name);
-        if !fs::symlink_metadata(&real).is_ok_and(|m| m.is_dir()) {
-            return Ok(());
-        }
-        // Swap link and directory: the link then sits at the old place,
-        // pointing at itself, and goes.
-        match exchange(&real, &path) {
-            Ok(()) => fs::remove_file(&real).map_err(io_err)?,
-            Err(_) => {
-                fs::remove_file(&path).map_err(io_err)?;
-                fs::rename(&real, &path).map_err(io_err)?;
-            }
-        }
-        self.note_dir(&parent_of(&path));
-        Ok(())
-    }
-
     /// The path of a key whose object may be replaced or removed: the
     /// directories leading to it stay inside the root (`beneath.rs`).
     fn path_of(&self, key: &str) -> NcResult<PathBuf> {
@@ -623,10 +556,12 @@ impl Zmap for FileMap {
         let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(io_err)?;
-            // A link that leads nowhere names nothing: a crash between
+            // A link "./<its own name>" names nothing: a crash between
             // making a rename's link and moving the directory leaves one
-            // pointing at itself (see `move_prefix`).
-            if entry.file_type().is_ok_and(|t| t.is_symlink()) && fs::metadata(entry.path()).is_err() {
+            // (see `move_prefix`).
+            if entry.file_type().is_ok_and(|t| t.is_symlink())
+                && fs::read_link(entry.path()).is_ok_and(|t| t == Path::new(".").join(entry.file_name()))
+            {
                 continue;
             }
             // Names that are not UTF-8 cannot be keys; skip them.
@@ -705,6 +640,73 @@ impl Zmap for FileMap {
             }
         }
         fs::rename(&src, &dst).map_err(io_err)?;
+        Ok(())
+    }
+
+    /// Remove what crashed writers left: temporary files of dead processes
+    /// in the root, and half-built or half-deleted copies of the store
+    /// beside it. Files of live processes are left alone.
+    fn clean_stray_temps(&self) -> NcResult<()> {
+        let mut removed = false;
+        let clean = |dir: &Path, prefix: &str| -> NcResult<bool> {
+            let mut any = false;
+            let entries = match fs::read_dir(dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+                Err(e) => return Err(io_err(e)),
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+                if writer_is_dead(rest) {
+                    remove_any(&entry.path()).map_err(io_err)?;
+                    any = true;
+                }
+            }
+            Ok(any)
+        };
+        removed |= clean(&self.root, TMP_PREFIX)?;
+        if let Ok(prefix) = sibling_prefix(&self.root) {
+            // The parent may not be readable; the store still is.
+            removed |= clean(&parent_of(&self.root), &prefix).unwrap_or(false);
+        }
+        if removed {
+            self.note_dir(&self.root);
+        }
+        Ok(())
+    }
+
+    /// Turn a prefix that is a link left by an interrupted move (see
+    /// [`Zmap::move_prefix`]) back into the directory it points to, so the
+    /// objects live under the name the metadata uses.
+    fn materialize(&self, key: &str) -> NcResult<()> {
+        let path = self.path_of(key)?;
+        let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return Ok(());
+        }
+        let Ok(target) = fs::read_link(&path) else { return Ok(()) };
+        // Ours are "./<sibling>" (the user's own links are left alone).
+        let mut parts = target.components();
+        let (Some(std::path::Component::CurDir), Some(std::path::Component::Normal(name)), None) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(());
+        };
+        let real = parent_of(&path).join(name);
+        if !fs::symlink_metadata(&real).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        // Swap link and directory: the link then sits at the old place,
+        // pointing at itself, and goes.
+        match exchange(&real, &path) {
+            Ok(()) => fs::remove_file(&real).map_err(io_err)?,
+            Err(_) => {
+                fs::remove_file(&path).map_err(io_err)?;
+                fs::rename(&real, &path).map_err(io_err)?;
+            }
+        }
+        self.note_dir(&parent_of(&path));
         Ok(())
     }
 

@@ -5,9 +5,11 @@
 mod beneath;
 mod file;
 mod key;
+mod memory;
 
 pub use file::FileMap;
 pub use key::{join, validate_key};
+pub use memory::MemoryMap;
 
 use crate::error::NcResult;
 
@@ -133,6 +135,19 @@ pub trait Zmap: Send + Sync {
     /// Make everything written or deleted so far durable (a barrier: the
     /// writes after it reach storage after the writes before it).
     fn sync(&self) -> NcResult<()> {
+        Ok(())
+    }
+
+    /// Remove what writers killed earlier left behind (temporary objects
+    /// of processes that are gone). Drivers whose writes leave none need
+    /// nothing.
+    fn clean_stray_temps(&self) -> NcResult<()> {
+        Ok(())
+    }
+
+    /// Make `prefix` hold its objects itself again if an interrupted
+    /// [`Self::move_prefix`] left it an alias of another prefix.
+    fn materialize(&self, _prefix: &str) -> NcResult<()> {
         Ok(())
     }
 }
