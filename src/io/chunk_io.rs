@@ -7,9 +7,6 @@ use super::layout::{VarLayout, transpose};
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
 
-/// Most threads one request uses to fetch or store chunks.
-const MAX_THREADS: usize = 8;
-
 /// Read one stored chunk, decoded; a missing chunk is all fill. A raw
 /// chunk of any other length than the chunk's is NC_ENCZARR (truncated or
 /// foreign: never hand out misaligned bytes); a filtered one that does not
@@ -62,40 +59,9 @@ pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) 
     chunks.into_iter().try_for_each(|(idx, data)| store_chunk(store, layout, &idx, &data))
 }
 
-/// Apply `f` to every item, on scoped threads when there is more than
-/// one (no thread outlives the call, so a fork between calls is safe).
-/// Results keep the items' order; the first error wins.
-///
-/// The workers are gone when it returns ([`crate::workers`]).
-pub fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS).min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: std::sync::Mutex<Vec<Option<NcResult<R>>>> =
-        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
-    // A worker that panicked leaves its item's result unset: that item
-    // reads as NC_EINTERNAL below (the panic went to the hook).
-    crate::workers::run(threads, || {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if i >= items.len() {
-                break;
-            }
-            let r = f(&items[i]);
-            if let Ok(mut results) = results.lock() {
-                results[i] = Some(r);
-            }
-        }
-    });
-    let results = results.into_inner().map_err(|_| NcError::EINTERNAL)?;
-    results.into_iter().map(|r| r.unwrap_or(Err(NcError::EINTERNAL))).collect()
-}
-
 /// Fetch several whole chunks, in parallel.
 pub fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) -> NcResult<Vec<Vec<u8>>> {
-    in_parallel(idxs, |idx| load_chunk(store, layout, idx))
+    crate::workers::map(idxs, store.concurrency(), |idx| load_chunk(store, layout, idx))
 }
 
 /// Decode stored bytes in place; a missing chunk reads as fill.

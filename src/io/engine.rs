@@ -9,7 +9,7 @@
 use std::ffi::c_char;
 
 use super::cache::{ChunkCache, default_settings};
-use super::chunk_io::{in_parallel, load_chunk, store_all, store_chunk};
+use super::chunk_io::{load_chunk, store_all, store_chunk};
 use super::copy::{all_strings_fit, copy_in, gather};
 use super::element::check_types;
 use super::grid::chunk_parts;
@@ -191,15 +191,24 @@ fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> 
 /// Write every dirty cached chunk of the dataset to storage.
 pub fn flush(ds: &mut Dataset) -> NcResult<()> {
     let Dataset { model, store, caches, .. } = ds;
-    for (&(grp, varid), cache) in caches.iter_mut() {
+    // Every dirty chunk of every variable in one batch, so a remote store
+    // has them all in flight at once.
+    let mut layouts = Vec::new();
+    let mut work = Vec::new();
+    for (&(grp, varid), cache) in caches.iter() {
         let dirty = cache.dirty();
         if dirty.is_empty() {
             continue;
         }
-        let layout = VarLayout::of(model, grp, varid as i32)?;
-        in_parallel(&dirty, |(idx, data)| store_chunk(store.as_ref(), &layout, idx, data))?;
-        cache.mark_clean();
+        layouts.push(VarLayout::of(model, grp, varid as i32)?);
+        let layout = layouts.len() - 1;
+        work.extend(dirty.into_iter().map(|(idx, data)| (layout, idx, data)));
     }
+    crate::workers::map(&work, store.concurrency(), |&(layout, idx, data)| {
+        store_chunk(store.as_ref(), &layouts[layout], idx, data)
+    })?;
+    drop(work);
+    caches.values_mut().for_each(ChunkCache::mark_clean);
     Ok(())
 }
 

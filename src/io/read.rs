@@ -19,6 +19,7 @@ use crate::zmap::Zmap;
 
 /// How to read a chunk part that is not cached. Raw chunks allow reading
 /// only the bytes wanted, which pays when they are few.
+#[derive(Clone, Copy)]
 enum PartRead {
     /// Read the selected bytes straight into the caller's buffer: the
     /// chunk is raw, no conversion is needed and every run is contiguous
@@ -133,6 +134,19 @@ unsafe fn copy_out_ranged(
     }
 }
 
+/// The caller's buffer, shared by the threads that fill disjoint parts of it.
+struct CallerBuffer(*mut u8);
+// SAFETY: the threads write disjoint elements (see its one use in `read`),
+// and the buffer outlives them (they are joined before `read` returns).
+unsafe impl Sync for CallerBuffer {}
+
+impl CallerBuffer {
+    /// The pointer (a method, so closures capture the `Sync` wrapper).
+    fn ptr(&self) -> *mut u8 {
+        self.0
+    }
+}
+
 /// A part to read after the dataset is unlocked.
 enum Pending<'a> {
     /// A copy of its cached chunk: strings are copied out only once every
@@ -210,6 +224,7 @@ pub unsafe fn read(
     // Phase 2, unlocked: fetch, decode and copy out the rest.
     let fetched: HashMap<Vec<usize>, Vec<u8>> =
         missing.iter().cloned().zip(load_chunks(store.as_ref(), &layout, &missing)?).collect();
+    let mut ranged = Vec::new();
     for item in pending {
         range_error |= match item {
             // SAFETY: as above.
@@ -220,11 +235,22 @@ pub unsafe fn read(
                 unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?
             }
             Pending::Ranged(part, plan) => {
-                // SAFETY: as above.
-                unsafe { copy_out_ranged(store.as_ref(), &layout, &sel, part, plan, mem_type, buf) }?
+                ranged.push((part, plan));
+                false
             }
         };
     }
+    // Byte-range reads are one request each: as many in flight as the
+    // store likes, when the parts' places in the caller's buffer cannot
+    // overlap.
+    let threads = if sel.maps_disjoint() { store.concurrency() } else { 1 };
+    let caller = CallerBuffer(buf);
+    let errors = crate::workers::map(&ranged, threads, |(part, plan)| {
+        // SAFETY: `buf` holds the whole selection (our contract), and
+        // distinct parts write distinct elements of it (maps_disjoint).
+        unsafe { copy_out_ranged(store.as_ref(), &layout, &sel, part, *plan, mem_type, caller.ptr()) }
+    })?;
+    range_error |= errors.into_iter().any(|e| e);
 
     // Phase 3, locked: keep what was fetched, unless a write meanwhile
     // cached a newer version of a chunk.

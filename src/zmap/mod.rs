@@ -132,6 +132,20 @@ pub trait Zmap: Send + Sync {
         self.delete_prefix(from)
     }
 
+    /// How many requests this store serves well at once: what fetching or
+    /// writing many objects (chunks, metadata) in parallel should use. A
+    /// local disk gains little beyond the CPUs; a remote store needs many
+    /// requests in flight to hide their latency.
+    fn concurrency(&self) -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    }
+
+    /// Several objects at once (`None` for each that is missing), fetched
+    /// [`Self::concurrency`] at a time, on threads gone when it returns.
+    fn get_many(&self, keys: &[String]) -> NcResult<Vec<Option<Vec<u8>>>> {
+        crate::workers::map(keys, self.concurrency(), |key| self.get(key))
+    }
+
     /// Make everything written or deleted so far durable (a barrier: the
     /// writes after it reach storage after the writes before it).
     fn sync(&self) -> NcResult<()> {
