@@ -10,7 +10,7 @@ use crate::format::{self, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl};
-use crate::zmap::{FileMap, Zmap};
+use crate::zmap::{FileMap, Zmap, trace};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
@@ -141,7 +141,7 @@ impl Dataset {
         Ok(Dataset {
             path: path.to_string(),
             url,
-            store: Arc::new(store),
+            store: Arc::from(trace::wrap(Box::new(store), "file", 5)),
             model,
             mode: cmode | NC_NETCDF4,
             created: true,
@@ -160,7 +160,7 @@ impl Dataset {
             check_plain_path(url.file_root())?;
         }
         let store = FileMap::open(url.file_root())?;
-        Dataset::open_in(path, url, Arc::new(store), mode)
+        Dataset::open_in(path, url, Arc::from(trace::wrap(Box::new(store), "file", 5)), mode)
     }
 
     /// Open a dataset held in a store the caller provides (an in-memory

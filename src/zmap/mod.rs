@@ -6,6 +6,7 @@ mod beneath;
 mod file;
 mod key;
 mod memory;
+pub mod trace;
 
 pub use file::FileMap;
 pub use key::{join, validate_key};
