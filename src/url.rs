@@ -23,6 +23,26 @@ use crate::error::{NcError, NcResult};
 pub enum Storage {
     /// A directory tree on the local file system.
     File(PathBuf),
+    /// Objects under a key prefix of an S3 bucket.
+    S3(S3Location),
+}
+
+/// Where an S3 dataset lives, from any URL form netcdf-c accepts (FACTS
+/// §2.4) or `http(s)://host[:port]/bucket/key` for other servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Location {
+    /// `scheme://host[:port]` of the service, no trailing `/`:
+    /// `https://s3.us-west-2.amazonaws.com`, `http://127.0.0.1:9000`.
+    pub endpoint: String,
+    /// Address objects as `bucket.<endpoint host>/key` (virtual host)
+    /// instead of `<endpoint>/bucket/key` (path style).
+    pub virtual_host: bool,
+    pub bucket: String,
+    /// The dataset's root key inside the bucket: no leading or trailing
+    /// `/`, "" for the bucket's top.
+    pub root: String,
+    /// The region the URL's host names (`s3.<region>.amazonaws.com`), if any.
+    pub region: Option<String>,
 }
 
 /// A parsed dataset name.
@@ -84,9 +104,13 @@ impl DatasetUrl {
     }
 
     /// The directory of a file-storage dataset.
+    ///
+    /// # Panics
+    /// When the dataset is not on file storage (callers check first).
     pub fn file_root(&self) -> &Path {
         match &self.storage {
             Storage::File(p) => p,
+            Storage::S3(_) => panic!("not a file-storage dataset"),
         }
     }
 }
