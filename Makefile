@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test package-test \
+.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test s3-test package-test \
 	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test tools-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test s3-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -80,6 +80,12 @@ tools-abi-test: build
 
 interop-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+
+# S3: moto[server] (from the venv) and s3s-fs (verifies signatures) on
+# 127.0.0.1, started by the tests (tests/s3/conftest.py), with a counting,
+# fault-injecting proxy (tests/s3/proxy.py) in front of them.
+s3-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/s3
 
 # Debian's ncdump, ncgen and nccopy run over our library, checked against
 # the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py).

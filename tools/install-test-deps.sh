@@ -63,3 +63,12 @@ if ! "$tools/bin/cargo-fuzz" --version 2>/dev/null | grep -q "$cargo_fuzz_versio
     echo "installing cargo-fuzz $cargo_fuzz_version (fuzz tests)"
     cargo install -q --locked --version "$cargo_fuzz_version" --root "$tools" cargo-fuzz
 fi
+
+# The S3 tests' second server (make s3-test, tests/s3): s3s-fs, an S3
+# server over a directory that verifies SigV4 signatures (header and
+# presigned). 0.14.1: later versions need a newer rustc.
+s3s_fs_version=0.14.1
+if ! "$tools/bin/s3s-fs" --version 2>/dev/null | grep -q "$s3s_fs_version"; then
+    echo "installing s3s-fs $s3s_fs_version (S3 test server)"
+    cargo install -q --locked --version "$s3s_fs_version" --features binary --root "$tools" s3s-fs
+fi

@@ -1,0 +1,103 @@
+"""What the library asks of the server, counted by the proxy (proxy.py):
+how many requests of each kind an open takes, and how many it keeps in
+flight. Counts and orderings only, never durations; where overlap has to
+be observable the proxy delays responses, so that requests the library
+sends together are seen together."""
+
+from conftest import BUCKET, run, s3_url, status_of
+from proxy import overlapping
+
+METADATA = (".zmetadata", ".zgroup", ".zattrs", ".zarray")
+
+
+def is_metadata(key):
+    return key.rsplit("/", 1)[-1] in METADATA
+
+
+def chunk_key(key):
+    return not is_metadata(key) and not key.endswith("/")
+
+
+def test_consolidated_open_is_one_get(progs, server, prefix, env, proxy_for):
+    run(progs["write_sample"], s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr"), env=env)
+    proxy = proxy_for(server)
+    out = run(progs["s3probe"], "meta", s3_url(proxy.endpoint, BUCKET, f"{prefix}/d.zarr"), env=env).stdout
+    assert status_of(out, "open") == 0 and status_of(out, "close") == 0
+    assert "var tas " in out and "group /g1/g2" in out
+    reqs = proxy.snapshot()
+    summary = [(r.method, r.key, r.query) for r in reqs]
+    assert [r for r in reqs if r.method == "HEAD"] == [], summary
+    assert proxy.lists() == [], summary
+    assert [r for r in reqs if r.method not in ("GET", "HEAD")] == [], summary
+    gets = proxy.object_gets()
+    assert len(gets) == 1, summary
+    assert gets[0].key == f"{prefix}/d.zarr/.zmetadata"
+
+
+def test_unconsolidated_open_one_get_per_object(progs, server, prefix, env, proxy_for):
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr").replace("#mode=nczarr,s3", "#mode=nczarr,s3,noconsolidated")
+    run(progs["write_sample"], url, env=env)
+    keys = server.keys(BUCKET, prefix + "/")
+    meta_keys = sorted(k for k in keys if is_metadata(k) and not k.endswith(".zmetadata"))
+    assert f"{prefix}/d.zarr/.zgroup" in meta_keys
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="GET", seconds=0.2)
+    purl = s3_url(proxy.endpoint, BUCKET, f"{prefix}/d.zarr").replace("#mode=nczarr,s3",
+                                                                         "#mode=nczarr,s3,noconsolidated")
+    out = run(progs["s3probe"], "meta", purl, env=env).stdout
+    assert status_of(out, "open") == 0
+    reqs = proxy.snapshot()
+    summary = [(r.method, r.key, r.query, r.status) for r in reqs]
+    assert [r for r in reqs if r.method == "HEAD"] == [], summary
+    assert proxy.lists() == [], summary
+    gets = proxy.object_gets()
+    got = sorted(r.key for r in gets)
+    assert got == meta_keys, summary  # each metadata object exactly once, nothing else
+    # The root group's children (its variables' .zarray/.zattrs) are fetched together.
+    root_children = [r for r in gets if r.key.count("/") == 3 and r.key.split("/")[2] not in ("g1",)]
+    assert overlapping(root_children) > 1, summary
+
+
+def test_many_chunks_read_concurrently(progs, server, prefix, env, proxy_for):
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/big.zarr")
+    assert status_of(run(progs["s3probe"], "writebig", url, 128, 256, 0, env=env).stdout, "close") == 0
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="GET", path_re=r"/v/\d", seconds=0.3)
+    out = run(progs["s3probe"], "readbig", s3_url(proxy.endpoint, BUCKET, f"{prefix}/big.zarr"), env=env).stdout
+    assert out.strip() == "values offset 0"
+    chunk_gets = [r for r in proxy.object_gets() if "/v/" in r.key]
+    assert len(chunk_gets) >= 128
+    assert overlapping(chunk_gets) >= 32, f"peak {overlapping(chunk_gets)} chunk GETs in flight"
+
+
+def check_commit_order(puts, summary):
+    """Chunk PUTs overlap; no metadata PUT runs while chunk PUTs are under
+    way, and the dataset's metadata is (re)written after the last chunk."""
+    chunks = [r for r in puts if chunk_key(r.key) and "/v/" in r.key]
+    assert chunks, summary
+    assert overlapping(chunks) > 1, summary
+    first_chunk = min(r.start for r in chunks)
+    last_chunk_end = max(r.end for r in chunks)
+    during = [r for r in puts if is_metadata(r.key) and r.end > first_chunk and r.start < last_chunk_end]
+    assert during == [], f"metadata PUTs while chunks were written: {[(r.key, r.start) for r in during]}"
+    after = [r for r in puts if is_metadata(r.key) and r.start >= last_chunk_end]
+    assert any(r.key.endswith("/.zmetadata") for r in after), summary
+
+
+def test_close_writes_chunks_then_metadata(progs, server, prefix, env, proxy_for):
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="PUT", seconds=0.1)
+    url = s3_url(proxy.endpoint, BUCKET, f"{prefix}/w.zarr")
+    out = run(progs["s3probe"], "writebig", url, 64, 256, 3, env=env).stdout
+    assert status_of(out, "close") == 0
+    puts = proxy.requests("PUT")
+    summary = [(r.method, r.key, r.status) for r in proxy.snapshot()]
+    check_commit_order(puts, summary)
+
+    # A rewrite of an existing dataset: its commit too.
+    proxy.reset()
+    proxy.fault("delay", count=None, method="PUT", seconds=0.1)
+    out = run(progs["s3probe"], "rewrite", url, 11, env=env).stdout
+    assert status_of(out, "close") == 0
+    check_commit_order(proxy.requests("PUT"), [(r.method, r.key, r.status) for r in proxy.snapshot()])
+    assert run(progs["s3probe"], "readbig", url, env=env).stdout.strip() == "values offset 11"

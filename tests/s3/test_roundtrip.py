@@ -1,0 +1,104 @@
+"""Round trips through both S3 servers: the same C program writes a dataset
+to S3 and to a local directory, describe.c reads both back, and the two
+descriptions (every group, dimension, attribute, variable, fill value,
+chunking and every value) must be identical. Covers the whole data model
+(write_sample.c, write_data.c), every codec (write_filtered.c) and NOFILL,
+szip and unlimited growth over a reopen (write_codecs.c); plus the URL
+forms and the error codes of opening and creating."""
+
+import pytest
+
+from conftest import (BUCKET, NC_EEXIST, NC_ENOOBJECT, NC_ENOTFOUND, local_url, run, s3_url, status_of)
+
+WRITERS = ["write_sample", "write_data", "write_filtered", "write_codecs"]
+
+
+def write_both(progs, writer, server, prefix, env, tmp_path, mode="nczarr"):
+    """Write with `writer` to S3 and locally; return both descriptions."""
+    remote = s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr", mode)
+    local = local_url(tmp_path / "d.zarr", mode)
+    w_remote = run(progs[writer], remote, env=env)
+    w_local = run(progs[writer], local, env=env)
+    assert w_remote.stdout == w_local.stdout
+    ours = run(progs["describe"], remote, env=env).stdout
+    expected = run(progs["describe"], local, env=env).stdout
+    return ours, expected
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_round_trip(progs, server, prefix, env, tmp_path, writer):
+    ours, expected = write_both(progs, writer, server, prefix, env, tmp_path)
+    assert ours == expected
+    assert "data error" not in ours
+    # The objects are really in the bucket, in the NCZarr layout.
+    keys = server.keys(BUCKET, prefix + "/")
+    assert f"{prefix}/d.zarr/.zgroup" in keys
+    assert f"{prefix}/d.zarr/.zmetadata" in keys
+
+
+@pytest.mark.parametrize("writer", ["write_data", "write_filtered"])
+def test_round_trip_pure_zarr(progs, server, prefix, env, tmp_path, writer):
+    ours, expected = write_both(progs, writer, server, prefix, env, tmp_path, mode="zarr")
+    assert ours == expected
+
+
+def test_same_objects_as_local(progs, server, prefix, env, tmp_path):
+    """The objects written to S3 are byte for byte the files written locally."""
+    run(progs["write_data"], s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr"), env=env)
+    run(progs["write_data"], local_url(tmp_path / "d.zarr"), env=env)
+    local_files = sorted(str(p.relative_to(tmp_path / "d.zarr")) for p in (tmp_path / "d.zarr").rglob("*")
+                         if p.is_file())
+    keys = [k[len(prefix) + len("/d.zarr/"):] for k in server.keys(BUCKET, prefix + "/")]
+    assert keys == local_files
+    for name in local_files:
+        remote = server.get(BUCKET, f"{prefix}/d.zarr/{name}")
+        assert remote == (tmp_path / "d.zarr" / name).read_bytes(), name
+
+
+def test_s3_scheme_with_endpoint_variable(progs, server, prefix, env, tmp_path):
+    for var in ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"):
+        e = dict(env)
+        e[var] = server.endpoint
+        url = f"s3://{BUCKET}/{prefix}/{var}/d.zarr#mode=nczarr,s3"
+        run(progs["write_data"], url, env=e)
+        ours = run(progs["describe"], url, env=e).stdout
+        run(progs["write_data"], local_url(tmp_path / f"{var}.zarr"), env=e)
+        assert ours == run(progs["describe"], local_url(tmp_path / f"{var}.zarr"), env=e).stdout
+        # The endpoint form names the same objects.
+        assert run(progs["describe"], s3_url(server.endpoint, BUCKET, f"{prefix}/{var}/d.zarr"), env=e).stdout == ours
+
+
+def test_noclobber_on_existing_dataset(progs, server, prefix, env):
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr")
+    run(progs["write_sample"], url, env=env)
+    out = run(progs["s3probe"], "noclobber", url, env=env).stdout
+    assert status_of(out, "create") == NC_EEXIST
+    # ...and the dataset is untouched.
+    assert status_of(run(progs["s3probe"], "open", url, env=env).stdout, "open") == 0
+    # NC_NOCLOBBER on a fresh key creates it.
+    fresh = s3_url(server.endpoint, BUCKET, f"{prefix}/fresh.zarr")
+    out = run(progs["s3probe"], "noclobber", fresh, env=env).stdout
+    assert status_of(out, "create") == 0 and status_of(out, "close") == 0
+    assert status_of(run(progs["s3probe"], "open", fresh, env=env).stdout, "open") == 0
+
+
+def test_no_dataset_at_key(progs, server, prefix, env):
+    out = run(progs["s3probe"], "open", s3_url(server.endpoint, BUCKET, f"{prefix}/nothing.zarr"), env=env).stdout
+    assert status_of(out, "open") == NC_ENOOBJECT
+
+
+def test_missing_bucket(progs, server, prefix, env):
+    out = run(progs["s3probe"], "open", s3_url(server.endpoint, "no-such-bucket", f"{prefix}/d.zarr"),
+              env=env).stdout
+    assert status_of(out, "open") == NC_ENOTFOUND
+
+
+def test_big_variable_round_trip(progs, server, prefix, env):
+    """A variable of 200 chunks, rewritten in place, read back whole."""
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/big.zarr")
+    out = run(progs["s3probe"], "writebig", url, 200, 100, 5, env=env).stdout
+    assert status_of(out, "close") == 0
+    assert run(progs["s3probe"], "readbig", url, env=env).stdout.strip() == "values offset 5"
+    out = run(progs["s3probe"], "rewrite", url, 77, env=env).stdout
+    assert status_of(out, "close") == 0
+    assert run(progs["s3probe"], "readbig", url, env=env).stdout.strip() == "values offset 77"
