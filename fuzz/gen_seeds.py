@@ -541,6 +541,13 @@ NAMES = [
     "https://host/p#mode=nczarr",
     "C:/x.zarr#mode=zarr",
     "file:///p?query#MODE=NCZARR,ZIP&mode=bytes",
+    "s3://bkt/a/b.zarr",
+    "https://bkt.s3.us-west-2.amazonaws.com/a/b.zarr#mode=zarr",
+    "https://s3.amazonaws.com/bkt/k#log&aws.profile=no",
+    "http://127.0.0.1:9000/bkt/a//b/#mode=nczarr,s3&s3.concurrency=8",
+    "https://bkt.s3.eu-1.example.org:8443/x#mode=s3",
+    "gs3://bkt/x#mode=xarray",
+    "http://[::1]:9/b/sp%20ace%23#s3",
 ]
 
 URIS = [

@@ -6,11 +6,26 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{NcError, NcResult};
-use crate::format::{self, WriteOptions};
+use crate::format::{self, Consolidation, ReadOptions, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
-use crate::url::{self, DatasetUrl};
+use crate::url::{self, DatasetUrl, Storage};
 use crate::zmap::{FileMap, Zmap, trace};
+// Until the S3 driver lands.
+use s3_pending::S3Map;
+mod s3_pending {
+    use crate::error::{NcError, NcResult};
+    use crate::url::S3Location;
+    pub struct S3Map;
+    impl S3Map {
+        pub fn open(_: &S3Location, _: &[(String, String)]) -> NcResult<crate::zmap::MemoryMap> {
+            Err(NcError::ENOTBUILT)
+        }
+        pub fn create(_: &S3Location, _: &[(String, String)], _: bool) -> NcResult<crate::zmap::MemoryMap> {
+            Err(NcError::ENOTBUILT)
+        }
+    }
+}
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
@@ -134,14 +149,21 @@ impl Dataset {
         let ncproperties = our_ncproperties();
         let opts = write_options(&url, Some(&ncproperties));
         let mut commit = format::nczarr::CommitState::default();
-        let store = FileMap::create_with(url.file_root(), cmode & NC_NOCLOBBER == 0, |map| {
-            format::nczarr::write_new(&mut model, map, &opts, &mut commit)
-        })?;
+        let clobber = cmode & NC_NOCLOBBER == 0;
+        let mut init = |map: &dyn Zmap| format::nczarr::write_new(&mut model, map, &opts, &mut commit);
+        let store: Box<dyn Zmap> = match &url.storage {
+            Storage::File(root) => trace::wrap(Box::new(FileMap::create_with(root, clobber, |m| init(m))?), "file", 5),
+            Storage::S3(loc) => {
+                let store = trace::wrap(Box::new(S3Map::create(loc, &url.params, clobber)?), "s3", 6);
+                init(store.as_ref())?;
+                store
+            }
+        };
         let _ = store.clean_stray_temps();
         Ok(Dataset {
             path: path.to_string(),
             url,
-            store: Arc::from(trace::wrap(Box::new(store), "file", 5)),
+            store: Arc::from(store),
             model,
             mode: cmode | NC_NETCDF4,
             created: true,
@@ -159,8 +181,21 @@ impl Dataset {
         if url.bare_path {
             check_plain_path(url.file_root())?;
         }
-        let store = FileMap::open(url.file_root())?;
-        Dataset::open_in(path, url, Arc::from(trace::wrap(Box::new(store), "file", 5)), mode)
+        match &url.storage {
+            Storage::File(root) => {
+                let store = trace::wrap(Box::new(FileMap::open(root)?), "file", 5);
+                Dataset::open_in(path, url, Arc::from(store), mode)
+            }
+            Storage::S3(loc) => {
+                let store: Arc<dyn Zmap> = Arc::from(trace::wrap(Box::new(S3Map::open(loc, &url.params)?), "s3", 6));
+                match Dataset::open_in(path, url, store.clone(), mode) {
+                    // Nothing at all under the key: say so, as the file
+                    // driver does for a missing directory.
+                    Err(NcError::ENOTNC) if store.list("")?.is_empty() => Err(NcError::ENOOBJECT),
+                    other => other,
+                }
+            }
+        }
     }
 
     /// Open a dataset held in a store the caller provides (an in-memory
@@ -177,7 +212,15 @@ impl Dataset {
 
     fn open_in(path: &str, url: DatasetUrl, store: Arc<dyn Zmap>, mode: i32) -> NcResult<Dataset> {
         let writable = mode & NC_WRITE != 0;
-        let read = format::read_dataset(store.as_ref(), writable)?;
+        let consolidation = if url.has_mode("noconsolidated") {
+            Consolidation::Ignore
+        } else if matches!(url.storage, Storage::S3(_)) {
+            // Checking it costs requests a remote open should not make.
+            Consolidation::Trust
+        } else {
+            Consolidation::Verify
+        };
+        let read = format::read_dataset_with(store.as_ref(), ReadOptions { writable, consolidation })?;
         let mut model = read.model;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
         if model.writable {

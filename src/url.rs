@@ -9,10 +9,21 @@
 //!   `mode=s3,nczarr`, `gs3` = `mode=gs3,nczarr`.
 //! * Mode inference: `zarr` implies `nczarr`, `xarray` implies `zarr`,
 //!   `noxarray` implies `nczarr` and `zarr`; `noxarray` removes `xarray`.
-//! * The storage is `file` unless the mode names `zip` or `s3`.
+//! * The storage is `file` unless the mode names `zip` or `s3`, or the URL
+//!   is an S3 one (`s3://`, `gs3://`, an `amazonaws.com` or
+//!   `storage.googleapis.com` host); an S3 URL that names no format is
+//!   NCZarr.
+//!
+//! S3 URLs take every form netcdf-c's `NC_s3urlrebuild` accepts (FACTS.md
+//! §2.4) and become path-style addresses, as there: `s3://bucket/key`
+//! (sent to `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` when set, else to
+//! AWS), `https://bucket.s3.region.amazonaws.com/key`,
+//! `https://s3.region.amazonaws.com/bucket/key`, the same without a
+//! region, `https://bucket.s3.region.domain/key` and
+//! `https://host[:port]/bucket/key#mode=...,s3` for other servers.
 //!
 //! Unlike netcdf-c we also accept a plain path with a fragment
-//! (`/data/x.zarr#mode=nczarr,file`).
+//! (`/data/x.zarr#mode=nczarr,file`) and `http://` for S3 servers.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +44,8 @@ pub enum Storage {
 pub struct S3Location {
     /// `scheme://host[:port]` of the service, no trailing `/`:
     /// `https://s3.us-west-2.amazonaws.com`, `http://127.0.0.1:9000`.
+    /// Empty for AWS when the URL names no region: the driver then uses
+    /// `https://s3.<region>.amazonaws.com` of the region it resolves.
     pub endpoint: String,
     /// Address objects as `bucket.<endpoint host>/key` (virtual host)
     /// instead of `<endpoint>/bucket/key` (path style).
@@ -83,18 +96,20 @@ impl DatasetUrl {
         for (k, v) in &self.params {
             fragment.push(if v.is_empty() { k.clone() } else { format!("{k}={v}") });
         }
-        // `%`, `#` and `?` in the path are %-encoded, so the name parses
-        // back to the same path.
-        let mut path = String::new();
-        for c in self.file_root().display().to_string().chars() {
-            match c {
-                '%' => path.push_str("%25"),
-                '#' => path.push_str("%23"),
-                '?' => path.push_str("%3F"),
-                c => path.push(c),
+        let fragment = fragment.join("&");
+        Some(match &self.storage {
+            Storage::File(root) => format!("file://{}#{fragment}", escape_path(&root.display().to_string())),
+            // netcdf-c's canonical form: path style on the endpoint.
+            Storage::S3(loc) => {
+                let endpoint = match (&loc.endpoint[..], &loc.region) {
+                    ("", Some(region)) => format!("https://s3.{region}.amazonaws.com"),
+                    ("", None) => "https://s3.amazonaws.com".to_string(),
+                    (endpoint, _) => endpoint.to_string(),
+                };
+                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
+                format!("{endpoint}/{}{}#{fragment}", escape_path(&loc.bucket), escape_path(&key))
             }
-        }
-        Some(format!("file://{path}#{}", fragment.join("&")))
+        })
     }
 
     /// `nczarr_layout=4.9.0`: write the layout of netcdf-c 4.9.0 (Debian
@@ -115,6 +130,21 @@ impl DatasetUrl {
     }
 }
 
+/// `%`, `#` and `?` %-encoded, so a display name parses back to the same
+/// path.
+fn escape_path(path: &str) -> String {
+    let mut out = String::new();
+    for c in path.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            '?' => out.push_str("%3F"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Mode tokens we understand. Anything else in `mode=` is NC_EINVAL, so a
 /// typo in a storage name is reported instead of silently ignored.
 const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "consolidated", "noconsolidated"];
@@ -125,6 +155,12 @@ const UNBUILT_FORMATS: &[&str] =
 
 /// Parse a dataset name as given to `nc_create`/`nc_open`.
 pub fn parse(name: &str) -> NcResult<DatasetUrl> {
+    parse_with_env(name, &|var| std::env::var(var).ok())
+}
+
+/// [`parse`], with the environment (`AWS_ENDPOINT_URL_S3`,
+/// `AWS_ENDPOINT_URL`) read through `env`.
+pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcResult<DatasetUrl> {
     if name.is_empty() {
         return Err(NcError::EINVAL);
     }
@@ -132,13 +168,27 @@ pub fn parse(name: &str) -> NcResult<DatasetUrl> {
         Some(i) => (&name[..i], Some(&name[i + 1..])),
         None => (name, None),
     };
-    let (path, is_url) = split_protocol(before_fragment)?;
+    let target = split_protocol(before_fragment)?;
+    let is_url = !matches!(target, Target::Plain(_));
     let pairs = match fragment {
         Some(f) => parse_fragment(f),
         None => Vec::new(),
     };
-    let (mode, params) = normalise(pairs);
+    let (mut mode, params) = normalise(pairs);
 
+    // An S3 URL says its storage itself, and is NCZarr unless it says
+    // otherwise.
+    if let Target::Remote { scheme, host, .. } = &target {
+        let s3_url = matches!(scheme.as_str(), "s3" | "gs3") || is_s3_host(host);
+        let named_storage = mode.iter().any(|m| STORAGE_TOKENS.contains(&m.as_str()));
+        if s3_url && !named_storage {
+            mode.push(if scheme == "gs3" { "gs3" } else { "s3" }.to_string());
+        }
+        let s3_storage = s3_url || mode.iter().any(|m| m == "s3" || m == "gs3");
+        if s3_storage && !mode.iter().any(|m| m == "nczarr" || m == "zarr" || UNBUILT_FORMATS.contains(&m.as_str())) {
+            mode.insert(0, "nczarr".to_string());
+        }
+    }
     if is_url || fragment.is_some() {
         let wants_zarr = mode.iter().any(|m| m == "nczarr" || m == "zarr");
         if !wants_zarr {
@@ -155,19 +205,38 @@ pub fn parse(name: &str) -> NcResult<DatasetUrl> {
     if storages.len() > 1 {
         return Err(NcError::EINVAL);
     }
-    let storage = match storages.first().map(|s| s.as_str()) {
-        None | Some("file") => Storage::File(absolute(&path)?),
-        // zip and S3 drivers come with their own issues.
-        Some(_) => return Err(NcError::ENOTBUILT),
+    let storage = match (storages.first().map(|s| s.as_str()), target) {
+        (None | Some("file"), Target::Plain(path) | Target::File(path)) => Storage::File(absolute(&path)?),
+        (Some("s3" | "gs3"), Target::Remote { scheme, host, path }) => {
+            Storage::S3(s3_location(&scheme, &host, &path, env)?)
+        }
+        // A local path cannot be S3 and a remote URL cannot be a file.
+        (Some("s3" | "gs3"), _) | (Some("file"), Target::Remote { .. }) => {
+            return Err(if is_url { NcError::EURL } else { NcError::EINVAL });
+        }
+        // Plain web servers (netcdf-c: DAP or byte ranges) are not built.
+        (None, Target::Remote { .. }) => return Err(NcError::ENOTBUILT),
+        // The zip driver comes with its own issue.
+        (Some(_), _) => return Err(NcError::ENOTBUILT),
     };
     Ok(DatasetUrl { storage, mode, params, bare_path: !is_url && fragment.is_none() })
 }
 
-/// Split `proto:rest` into a local path. Returns the path and whether the
-/// name was a URL.
-fn split_protocol(s: &str) -> NcResult<(String, bool)> {
+/// What a name before its fragment designates.
+enum Target {
+    /// A path, not a URL.
+    Plain(String),
+    /// A `file:` URL's path.
+    File(String),
+    /// `scheme://host[:port]/path` (scheme and host lower-cased, path
+    /// %-decoded, query dropped).
+    Remote { scheme: String, host: String, path: String },
+}
+
+/// Split `proto:rest` into what it designates.
+fn split_protocol(s: &str) -> NcResult<Target> {
     let Some(colon) = s.find(':') else {
-        return Ok((s.to_string(), false));
+        return Ok(Target::Plain(s.to_string()));
     };
     let proto = &s[..colon];
     let looks_like_scheme = proto.len() > 1
@@ -175,10 +244,11 @@ fn split_protocol(s: &str) -> NcResult<(String, bool)> {
         && proto.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !looks_like_scheme {
         // "C:..." style drive letters or plain names with a colon.
-        return Ok((s.to_string(), false));
+        return Ok(Target::Plain(s.to_string()));
     }
     let rest = &s[colon + 1..];
-    match proto.to_ascii_lowercase().as_str() {
+    let scheme = proto.to_ascii_lowercase();
+    match scheme.as_str() {
         "file" => {
             let rest = rest.split('?').next().unwrap_or("");
             let path = if let Some(after) = rest.strip_prefix("//") {
@@ -191,11 +261,132 @@ fn split_protocol(s: &str) -> NcResult<(String, bool)> {
             if path.is_empty() {
                 return Err(NcError::EURL);
             }
-            Ok((path, true))
+            Ok(Target::File(path))
         }
-        "http" | "https" | "s3" | "gs3" | "dods" | "dap4" => Err(NcError::ENOTBUILT),
+        "http" | "https" | "s3" | "gs3" => {
+            let rest = rest.strip_prefix("//").ok_or(NcError::EURL)?;
+            let rest = rest.split('?').next().unwrap_or("");
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            // Credentials belong in profiles, never in names that end up
+            // in logs and nc_inq_path.
+            if authority.is_empty() || authority.contains('@') {
+                return Err(NcError::EURL);
+            }
+            let host = authority.to_ascii_lowercase();
+            let valid_host =
+                host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'));
+            if !valid_host {
+                return Err(NcError::EURL);
+            }
+            Ok(Target::Remote { scheme, host, path: percent_decode(path)? })
+        }
+        "dods" | "dap4" => Err(NcError::ENOTBUILT),
         _ => Err(NcError::EINVAL),
     }
+}
+
+/// Hosts that are S3 whatever the mode says (netcdf-c's rule).
+fn is_s3_host(host: &str) -> bool {
+    let name = host_name(host);
+    name.ends_with(".amazonaws.com") || name == "storage.googleapis.com"
+}
+
+/// `host` without its `:port`.
+fn host_name(host: &str) -> &str {
+    match host.rfind(':') {
+        Some(i) if !host[i..].contains(']') => &host[..i],
+        _ => host,
+    }
+}
+
+/// Where an S3 URL's dataset lives. Every form becomes a path-style
+/// address (bucket as the first path segment), as netcdf-c rebuilds them.
+fn s3_location(scheme: &str, host: &str, path: &str, env: &dyn Fn(&str) -> Option<String>) -> NcResult<S3Location> {
+    let labels: Vec<&str> = host_name(host).split('.').collect();
+    let origin = |h: &str| format!("{scheme}://{h}");
+    let (endpoint, bucket, region, key) = match scheme {
+        "s3" | "gs3" => {
+            if host.contains(':') {
+                return Err(NcError::EURL);
+            }
+            let endpoint = if scheme == "gs3" {
+                "https://storage.googleapis.com".to_string()
+            } else {
+                match env("AWS_ENDPOINT_URL_S3").or_else(|| env("AWS_ENDPOINT_URL")).filter(|e| !e.is_empty()) {
+                    Some(e) => endpoint_from_env(&e)?,
+                    None => String::new(),
+                }
+            };
+            (endpoint, host.to_string(), None, path)
+        }
+        _ => match labels.as_slice() {
+            // s3.amazonaws.com/bucket/key: the region comes from the profile.
+            ["s3", "amazonaws", "com"] => (String::new(), first_segment(path)?, None, rest_after_first(path)),
+            ["s3", region, "amazonaws", "com"] => {
+                (origin(host), first_segment(path)?, Some(region.to_string()), rest_after_first(path))
+            }
+            [bucket @ .., "s3", "amazonaws", "com"] if !bucket.is_empty() => {
+                (String::new(), bucket.join("."), None, path)
+            }
+            [bucket @ .., "s3", region, "amazonaws", "com"] if !bucket.is_empty() => {
+                let endpoint = origin(&format!("s3.{region}.amazonaws.com"));
+                (endpoint, bucket.join("."), Some(region.to_string()), path)
+            }
+            [.., "amazonaws", "com"] => return Err(NcError::EURL),
+            // bucket.s3.region.domain/key (another provider's virtual host).
+            [bucket, "s3", region, domain @ ..] if domain.len() >= 2 && !is_ip(host) => {
+                let port = &host[host_name(host).len()..];
+                let endpoint = origin(&format!("s3.{region}.{}{port}", domain.join(".")));
+                (endpoint, bucket.to_string(), Some(region.to_string()), path)
+            }
+            ["s3", region, domain @ ..] if domain.len() >= 2 && !is_ip(host) => {
+                (origin(host), first_segment(path)?, Some(region.to_string()), rest_after_first(path))
+            }
+            _ => (origin(host), first_segment(path)?, None, rest_after_first(path)),
+        },
+    };
+    if bucket.is_empty() || bucket.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(NcError::EURL);
+    }
+    Ok(S3Location { endpoint, virtual_host: false, bucket, root: root_key(key)?, region })
+}
+
+fn is_ip(host: &str) -> bool {
+    host_name(host).parse::<std::net::IpAddr>().is_ok() || host.starts_with('[')
+}
+
+/// The first segment of a URL path: a path-style URL's bucket.
+fn first_segment(path: &str) -> NcResult<String> {
+    let bucket = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    if bucket.is_empty() { Err(NcError::EURL) } else { Ok(bucket.to_string()) }
+}
+
+fn rest_after_first(path: &str) -> &str {
+    let path = path.trim_start_matches('/');
+    path.find('/').map_or("", |i| &path[i..])
+}
+
+/// A dataset's root key from a URL path: segments joined by `/` (empty
+/// ones dropped); `.` and `..` segments are refused, so nothing reaches
+/// outside the key the URL names.
+fn root_key(path: &str) -> NcResult<String> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.iter().any(|s| *s == "." || *s == ".." || s.chars().any(char::is_control)) {
+        return Err(NcError::EURL);
+    }
+    Ok(segments.join("/"))
+}
+
+/// `AWS_ENDPOINT_URL(_S3)`: `http(s)://host[:port]`, kept without a
+/// trailing `/`. Anything else is NC_EURL.
+fn endpoint_from_env(value: &str) -> NcResult<String> {
+    let trimmed = value.trim().trim_end_matches('/');
+    let lower = trimmed.to_ascii_lowercase();
+    let rest = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://")).ok_or(NcError::EURL)?;
+    if rest.is_empty() || rest.contains('/') || rest.contains('@') {
+        return Err(NcError::EURL);
+    }
+    Ok(lower)
 }
 
 fn percent_decode(s: &str) -> NcResult<String> {
@@ -428,5 +619,104 @@ mod tests {
     fn percent_decoding() {
         let u = parse("file:///a%20b#mode=nczarr").unwrap();
         assert_eq!(u.file_root(), Path::new("/a b"));
+    }
+
+    fn s3(name: &str, env: &[(&str, &str)]) -> NcResult<(S3Location, Vec<String>)> {
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let u = parse_with_env(name, &|var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()))?;
+        match u.storage {
+            Storage::S3(loc) => Ok((loc, u.mode)),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    fn loc(endpoint: &str, bucket: &str, root: &str, region: Option<&str>) -> S3Location {
+        S3Location {
+            endpoint: endpoint.into(),
+            virtual_host: false,
+            bucket: bucket.into(),
+            root: root.into(),
+            region: region.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn every_s3_url_form() {
+        let aws = "https://s3.us-west-2.amazonaws.com";
+        let cases = [
+            ("s3://bkt/a/b.zarr", loc("", "bkt", "a/b.zarr", None)),
+            ("https://bkt.s3.us-west-2.amazonaws.com/a/b.zarr", loc(aws, "bkt", "a/b.zarr", Some("us-west-2"))),
+            ("https://bkt.s3.amazonaws.com/a/b.zarr", loc("", "bkt", "a/b.zarr", None)),
+            ("https://s3.us-west-2.amazonaws.com/bkt/a/b.zarr", loc(aws, "bkt", "a/b.zarr", Some("us-west-2"))),
+            ("https://s3.amazonaws.com/bkt/a/b.zarr", loc("", "bkt", "a/b.zarr", None)),
+            ("https://my.dotted.bkt.s3.amazonaws.com/x", loc("", "my.dotted.bkt", "x", None)),
+            ("https://storage.googleapis.com/bkt/x", loc("https://storage.googleapis.com", "bkt", "x", None)),
+            ("gs3://bkt/x", loc("https://storage.googleapis.com", "bkt", "x", None)),
+            ("http://127.0.0.1:9000/bkt/a//b/#mode=nczarr,s3", loc("http://127.0.0.1:9000", "bkt", "a/b", None)),
+            ("https://minio.example.org/bkt/x#mode=zarr,s3", loc("https://minio.example.org", "bkt", "x", None)),
+            (
+                "https://bkt.s3.eu-1.example.org:8443/x#mode=s3",
+                loc("https://s3.eu-1.example.org:8443", "bkt", "x", Some("eu-1")),
+            ),
+            ("https://s3.eu-1.example.org/bkt/x#s3", loc("https://s3.eu-1.example.org", "bkt", "x", Some("eu-1"))),
+            ("http://127.0.0.1:9000/bkt#mode=nczarr,s3", loc("http://127.0.0.1:9000", "bkt", "", None)),
+            ("http://127.0.0.1:9000/bkt/sp%20ace#mode=nczarr,s3", loc("http://127.0.0.1:9000", "bkt", "sp ace", None)),
+        ];
+        for (name, want) in cases {
+            assert_eq!(s3(name, &[]).map(|l| l.0), Ok(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn s3_urls_imply_storage_and_format() {
+        assert_eq!(s3("s3://b/k", &[]).unwrap().1, vec!["nczarr", "s3"]);
+        assert_eq!(s3("s3://b/k#mode=zarr", &[]).unwrap().1, vec!["zarr", "nczarr", "s3"]);
+        assert_eq!(s3("https://s3.amazonaws.com/b/k#mode=zarr,s3", &[]).unwrap().1, vec!["zarr", "s3", "nczarr"]);
+    }
+
+    #[test]
+    fn endpoint_from_the_environment() {
+        let env = [("AWS_ENDPOINT_URL", "http://127.0.0.1:5000/")];
+        assert_eq!(s3("s3://b/k", &env).unwrap().0, loc("http://127.0.0.1:5000", "b", "k", None));
+        let env = [("AWS_ENDPOINT_URL", "http://a:1"), ("AWS_ENDPOINT_URL_S3", "https://b:2")];
+        assert_eq!(s3("s3://b/k", &env).unwrap().0.endpoint, "https://b:2");
+        // Only s3:// names go to the environment's endpoint.
+        assert_eq!(s3("https://s3.amazonaws.com/b/k", &env).unwrap().0.endpoint, "");
+        assert_eq!(s3("s3://b/k", &[("AWS_ENDPOINT_URL", "ftp://x")]).unwrap_err(), NcError::EURL);
+    }
+
+    #[test]
+    fn bad_s3_urls() {
+        for name in [
+            "s3:///k",
+            "s3://b:80/k",
+            "https://s3.amazonaws.com/#mode=s3",
+            "http://user:secret@host/b/k#mode=nczarr,s3",
+            "http://host/b/../k#mode=nczarr,s3",
+            "http://host/b/./k#mode=nczarr,s3",
+            "https://ec2.amazonaws.com/b/k",
+            "http://127.0.0.1/b/k#mode=nczarr,file",
+            "s3:bucket/k",
+        ] {
+            assert_eq!(parse(name).map(|u| u.storage), Err(NcError::EURL), "{name}");
+        }
+        assert_eq!(parse("/local#mode=nczarr,s3").map(|u| u.storage), Err(NcError::EINVAL));
+        // A web server that is not S3 (netcdf-c: DAP).
+        assert_eq!(parse("https://example.org/d#mode=nczarr").map(|u| u.storage), Err(NcError::ENOTBUILT));
+        assert_eq!(parse("https://example.org/d").map(|u| u.storage), Err(NcError::ENOTBUILT));
+    }
+
+    #[test]
+    fn s3_display_name_is_path_style_and_parses_back() {
+        for (name, display) in [
+            ("s3://b/k/d.zarr", "https://s3.amazonaws.com/b/k/d.zarr#mode=nczarr,s3"),
+            ("https://b.s3.eu-west-1.amazonaws.com/d#log", "https://s3.eu-west-1.amazonaws.com/b/d#mode=nczarr,s3&log"),
+            ("http://127.0.0.1:9/b/a%23b#mode=zarr,s3", "http://127.0.0.1:9/b/a%23b#mode=zarr,s3,nczarr"),
+        ] {
+            let u = parse_with_env(name, &|_| None).unwrap();
+            assert_eq!(u.display_name().unwrap(), display, "{name}");
+            let again = parse_with_env(&u.display_name().unwrap(), &|_| None).unwrap();
+            assert_eq!((again.storage, again.mode, again.params), (u.storage, u.mode, u.params), "{name}");
+        }
     }
 }

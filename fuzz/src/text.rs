@@ -12,13 +12,13 @@ use netcdf::compat::{filterspec, ncuri};
 pub fn url(data: &[u8]) {
     let Ok(name) = std::str::from_utf8(data) else { return };
     let Ok(u) = netcdf::url::parse(name) else { return };
-    let _ = (u.pure_zarr(), u.xarray_dims(), u.layout_490(), u.file_root());
+    let _ = (u.pure_zarr(), u.xarray_dims(), u.layout_490());
     if let Some(display) = u.display_name() {
         let again = netcdf::url::parse(&display)
             .unwrap_or_else(|e| panic!("{name:?} displays as {display:?}, which does not parse: {e:?}"));
         assert_eq!(
-            (&again.mode, &again.params, again.file_root()),
-            (&u.mode, &u.params, u.file_root()),
+            (&again.mode, &again.params, &again.storage),
+            (&u.mode, &u.params, &u.storage),
             "{name:?} displays as {display:?}, which names something else"
         );
     }

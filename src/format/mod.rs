@@ -9,4 +9,4 @@ pub mod nczarr;
 pub mod read;
 
 pub use nczarr::{WriteOptions, write_dataset};
-pub use read::{ReadResult, read_dataset};
+pub use read::{Consolidation, ReadOptions, ReadResult, read_dataset, read_dataset_with};

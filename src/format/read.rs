@@ -12,7 +12,8 @@
 //! read opens the whole tree), else object by object. Older NCZarr layouts
 //! open read-only, as in netcdf-c.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
@@ -43,11 +44,35 @@ pub const ZMETADATA: &str = ".zmetadata";
 /// system path) from exhausting the stack or the time of the reader.
 pub const MAX_GROUP_DEPTH: usize = 1000;
 
+/// How an open uses consolidated metadata (`.zmetadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consolidation {
+    /// Use it if it still describes the store (its root objects are
+    /// checked: see [`current_consolidated`]). For stores where those
+    /// reads are cheap.
+    Verify,
+    /// Use it as it is, as zarr-python and netcdf-c's `mode=consolidated`
+    /// do: an open is one request. For remote stores. An unfinished
+    /// commit of ours (the pending marker) is still checked.
+    Trust,
+    /// Read every object itself (`mode=noconsolidated`).
+    Ignore,
+}
+
+/// How to read a dataset.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    pub writable: bool,
+    pub consolidation: Consolidation,
+}
+
 /// Where metadata objects are read from.
 struct Source<'a> {
     store: &'a dyn Zmap,
     /// The `metadata` map of `.zmetadata`, when present and well formed.
     consolidated: Option<Map<String, Value>>,
+    /// Objects fetched ahead, many at once (see [`Source::prefetch`]).
+    fetched: RefCell<HashMap<String, Option<Vec<u8>>>>,
 }
 
 impl Source<'_> {
@@ -55,10 +80,26 @@ impl Source<'_> {
         if let Some(meta) = &self.consolidated {
             return Ok(meta.get(key).cloned());
         }
+        if let Some(fetched) = self.fetched.borrow().get(key) {
+            return fetched.as_deref().map(json::parse).transpose();
+        }
         match self.store.get(key)? {
             Some(bytes) => json::parse(&bytes).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Fetch objects that are about to be read, all at once: a remote
+    /// store then has them in flight together instead of one after
+    /// another. Nothing to do when the metadata is consolidated.
+    fn prefetch(&self, mut keys: Vec<String>) -> NcResult<()> {
+        keys.retain(|k| !self.fetched.borrow().contains_key(k));
+        if self.consolidated.is_some() || keys.len() < 2 {
+            return Ok(());
+        }
+        let got = self.store.get_many(&keys)?;
+        self.fetched.borrow_mut().extend(keys.into_iter().zip(got));
+        Ok(())
     }
 
     /// A JSON object (an absent one is empty; anything else is malformed).
@@ -152,8 +193,14 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
 /// instead of from stale metadata. While one of our commits is under way
 /// (the pending marker), `.zmetadata` holds the new state whole and each
 /// root object may also still be its old version, recorded in the marker.
-fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>> {
+fn current_consolidated(store: &dyn Zmap, how: Consolidation) -> NcResult<Option<Map<String, Value>>> {
+    if how == Consolidation::Ignore {
+        return Ok(None);
+    }
     let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
+    if how == Consolidation::Trust && pending.is_none() {
+        return Ok(Some(meta));
+    }
     if pending.is_none() {
         if let Some(written) = store.modified(ZMETADATA)? {
             for key in [".zgroup", ".zattrs"] {
@@ -163,7 +210,7 @@ fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>
             }
         }
     }
-    let direct = Source { store, consolidated: None };
+    let direct = Source { store, consolidated: None, fetched: Default::default() };
     for key in [".zgroup", ".zattrs"] {
         let real = direct.json(key)?;
         let old = pending.as_ref().map(|p| p.get(key).filter(|v| !v.is_null()));
@@ -174,24 +221,42 @@ fn current_consolidated(store: &dyn Zmap) -> NcResult<Option<Map<String, Value>>
     Ok(Some(meta))
 }
 
-/// Read a dataset's metadata into a model.
+/// Read a dataset's metadata into a model, using consolidated metadata
+/// where it is current.
 pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
-    let src = Source { store, consolidated: current_consolidated(store)? };
+    read_dataset_with(store, ReadOptions { writable, consolidation: Consolidation::Verify })
+}
+
+/// Read a dataset's metadata into a model.
+pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult> {
+    let writable = opts.writable;
+    let src =
+        Source { store, consolidated: current_consolidated(store, opts.consolidation)?, fetched: Default::default() };
+    // The root objects together; `.nczarr` (netcdf-c 4.8.0) is read only
+    // when they name no newer layout.
+    src.prefetch(vec![".zgroup".to_string(), ".zattrs".to_string()])?;
     // netcdf-c 4.8.0's superblock object: only its presence matters, but
-    // it must be an object like every other.
-    let v1 = match src.json(".nczarr")? {
-        None => false,
-        Some(Value::Object(_)) => true,
-        Some(_) => return Err(NcError::ENCZARR),
+    // it must be an object like every other. Read only when the root
+    // names no newer layout.
+    let v1_superblock = || match src.json(".nczarr")? {
+        None => Ok(false),
+        Some(Value::Object(_)) => Ok(true),
+        Some(_) => Err(NcError::ENCZARR),
     };
-    let zgroup = match src.json(".zgroup")? {
-        Some(Value::Object(m)) => m,
+    let (zgroup, root_attrs, v1) = match src.json(".zgroup")? {
+        Some(Value::Object(zgroup)) => {
+            let root_attrs = src.object(".zattrs")?;
+            let newer = root_attrs.contains_key("_nczarr_superblock")
+                || zgroup.contains_key("_nczarr_superblock")
+                || zgroup.contains_key("_NCZARR_SUPERBLOCK");
+            let v1 = !newer && v1_superblock()?;
+            (zgroup, root_attrs, v1)
+        }
         Some(_) => return Err(NcError::ENCZARR),
-        None if v1 => Map::new(),
+        None if v1_superblock()? => (Map::new(), src.object(".zattrs")?, true),
         None => return Err(NcError::ENOTNC),
     };
     check_zarr_format(&zgroup)?;
-    let root_attrs = src.object(".zattrs")?;
     let layout = if root_attrs.contains_key("_nczarr_superblock") {
         Layout::Current
     } else if zgroup.contains_key("_nczarr_superblock") {
@@ -439,6 +504,7 @@ impl Reader<'_> {
         if !groups.is_empty() && depth >= MAX_GROUP_DEPTH {
             return Err(NcError::ENCZARR);
         }
+        self.prefetch_members(&gkey, &arrays, &groups)?;
         self.pending.extend(arrays.into_iter().map(|a| (g, a)));
         for name in groups {
             let child = self.add_group(g, &name)?;
@@ -450,10 +516,39 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Fetch the metadata objects of a group's arrays and subgroups all
+    /// at once, before they are read one by one. Names that are no key
+    /// segment are left to the reads, which refuse them.
+    fn prefetch_members(&self, gkey: &str, arrays: &[String], groups: &[String]) -> NcResult<()> {
+        if self.layout == Layout::V1 {
+            return Ok(());
+        }
+        let valid = |names: &[String]| -> Vec<String> {
+            names.iter().filter(|n| check_stored_name(n).is_ok()).map(|n| join(gkey, n)).collect()
+        };
+        let mut keys = Vec::new();
+        for key in valid(arrays) {
+            keys.extend([join(&key, ".zarray"), join(&key, ".zattrs")]);
+        }
+        for key in valid(groups) {
+            keys.extend([join(&key, ".zgroup"), join(&key, ".zattrs")]);
+        }
+        self.src.prefetch(keys)
+    }
+
     /// Pure Zarr: the arrays and groups directly below a group, by listing.
     fn list_children(&self, gkey: &str) -> NcResult<(Vec<String>, Vec<String>)> {
         let (mut arrays, mut groups) = (Vec::new(), Vec::new());
-        for name in self.src.children(gkey)? {
+        let names = self.src.children(gkey)?;
+        // Whether each is an array or a group is not known yet: ask for
+        // both, and its attributes, in one go.
+        let mut keys = Vec::new();
+        for name in names.iter().filter(|n| check_stored_name(n).is_ok()) {
+            let key = join(gkey, name);
+            keys.extend([join(&key, ".zarray"), join(&key, ".zgroup"), join(&key, ".zattrs")]);
+        }
+        self.src.prefetch(keys)?;
+        for name in names {
             // A name that is no single key segment is bad metadata (not a
             // reason to probe the store for it).
             check_stored_name(&name)?;
