@@ -20,6 +20,10 @@ Faults are queued with `fault(...)` and consumed by matching requests:
               the connection (RST)
     short     forward, send the headers (with the server's Content-Length)
               and part of the body, then close cleanly (FIN)
+    drop      read the request and reset the connection without forwarding
+              it (a PUT that never reaches the server)
+
+`skip=K` lets the first K matching requests through untouched.
 
 `Proxy.dead_port()` gives a port with nothing listening.
 """
@@ -46,6 +50,7 @@ class Record:
     status: int = 0
     fault: Optional[str] = None
     body_bytes: int = 0
+    signed: bool = False  # an Authorization header or a presigned query
 
     @property
     def key(self):
@@ -64,7 +69,9 @@ class Fault:
     slowdown: bool = False
     seconds: float = 0.0
     fraction: float = 0.5
+    skip: int = 0
     used: int = 0
+    seen: int = 0
 
     def matches(self, method, path):
         if self.count is not None and self.used >= self.count:
@@ -73,7 +80,8 @@ class Fault:
             return False
         if self.path_re and not re.search(self.path_re, path):
             return False
-        return True
+        self.seen += 1
+        return self.seen > self.skip
 
 
 class BadRequest(Exception):
@@ -204,11 +212,13 @@ class Proxy:
         with self.lock:
             self.faults = []
 
-    def fault(self, kind, count=1, method=None, path_re=None, status=503, slowdown=False, seconds=0.0, fraction=0.5):
-        """Queue a fault for the next `count` matching requests (None: all)."""
-        assert kind in ("status", "delay", "hang", "reset", "short")
+    def fault(self, kind, count=1, method=None, path_re=None, status=503, slowdown=False, seconds=0.0, fraction=0.5,
+              skip=0):
+        """Queue a fault for the next `count` matching requests (None: all),
+        after letting `skip` of them through."""
+        assert kind in ("status", "delay", "hang", "reset", "short", "drop")
         with self.lock:
-            self.faults.append(Fault(kind, count, method, path_re, status, slowdown, seconds, fraction))
+            self.faults.append(Fault(kind, count, method, path_re, status, slowdown, seconds, fraction, skip))
 
     def snapshot(self, settle=1.0):
         """The records so far, after waiting up to `settle` seconds for the
@@ -308,7 +318,8 @@ class Proxy:
                 body, buf = _read_body(client, buf, hdrs)
                 u = urlsplit(target)
                 rec = Record(method, target, u.path, u.query, hdrs.get("range"), time.monotonic(),
-                             body_bytes=len(body))
+                             body_bytes=len(body),
+                             signed="authorization" in hdrs or "x-amz-signature=" in u.query.lower())
                 self._begin(rec)
                 status = 0
                 try:
@@ -327,6 +338,9 @@ class Proxy:
                         client.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: application/xml\r\n"
                                        b"Content-Length: %d\r\n\r\n" % (status, reason, len(payload)) + payload)
                         continue
+                    if f and f.kind == "drop":
+                        _rst_close(client)
+                        return
                     if f and f.kind == "hang":
                         # Never answer; wait for the client to go away or the proxy to stop.
                         client.settimeout(0.5)

@@ -104,8 +104,23 @@ static int readbig(const char *url)
         size_t bad = n;
         for (size_t i = 0; i < n; i++)
             if ((long long)data[i] != (long long)i + k) { bad = i; break; }
-        if (bad == n) printf("values offset %lld\n", k);
-        else printf("WRONG at %zu: got %d, offset %lld\n", bad, data[bad], k);
+        if (bad == n) {
+            printf("values offset %lld\n", k);
+        } else {
+            /* The distinct offsets v[i] - i (up to 8), so a test can tell old and
+             * new chunks mixed from fill values or garbage. */
+            long long offs[8];
+            int noffs = 0, more = 0;
+            for (size_t i = 0; i < n; i++) {
+                long long o = (long long)data[i] - (long long)i;
+                int known = 0;
+                for (int j = 0; j < noffs; j++) known |= offs[j] == o;
+                if (!known) { if (noffs < 8) offs[noffs++] = o; else more = 1; }
+            }
+            printf("WRONG at %zu: got %d, offset %lld; offsets", bad, data[bad], k);
+            for (int j = 0; j < noffs; j++) printf(" %lld", offs[j]);
+            printf("%s\n", more ? " more" : "");
+        }
     }
     free(data);
     s = nc_close(ncid);
