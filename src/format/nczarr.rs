@@ -142,6 +142,9 @@ pub fn publish(model: &Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut
     clear_new(model, store, state)
 }
 
+/// A metadata object to write: its key and content.
+type MetadataObject<'a> = &'a (String, Value);
+
 /// Write metadata objects (in [`render`]'s order) as step 4 of a commit
 /// needs them: every variable's objects first, all at once (a remote store
 /// has them in flight together), then the groups' one after another,
@@ -150,7 +153,7 @@ fn put_in_order(store: &dyn Zmap, objects: &[&(String, Value)]) -> NcResult<()> 
     let array_prefixes: std::collections::HashSet<&str> =
         objects.iter().filter_map(|(key, _)| key.strip_suffix(".zarray")).collect();
     let of_array = |key: &str| key.rfind('/').is_some_and(|i| array_prefixes.contains(&key[..=i]));
-    let (arrays, groups): (Vec<&(String, Value)>, Vec<&(String, Value)>) =
+    let (arrays, groups): (Vec<MetadataObject>, Vec<MetadataObject>) =
         objects.iter().copied().partition(|(key, _)| of_array(key));
     crate::workers::map(&arrays, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
     groups.iter().try_for_each(|(key, value)| store.put(key, &json::to_bytes(value)))
