@@ -389,8 +389,9 @@ fn silent_server_fails_within_two_minutes_by_default() {
 }
 
 /// A relay to `target` that holds each connection's first reply bytes
-/// back for `delay` (a slow server, real S3 behind it).
-fn slow_relay(target: String, delay: Duration) -> u16 {
+/// back for `delay` (a slow server, real S3 behind it) and passes at most
+/// `limit` bytes of each reply (a connection dropped mid-body).
+fn slow_relay(target: String, delay: Duration, limit: usize) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -407,15 +408,17 @@ fn slow_relay(target: String, delay: Duration) -> u16 {
                 let (mut u_read, mut c_write) = (upstream, client);
                 let mut first = true;
                 let mut buf = [0u8; 65536];
+                let mut left = limit;
                 loop {
                     let n = match u_read.read(&mut buf) {
                         Ok(0) | Err(_) => break,
-                        Ok(n) => n,
+                        Ok(n) => n.min(left),
                     };
+                    left -= n;
                     if std::mem::take(&mut first) {
                         std::thread::sleep(delay);
                     }
-                    if c_write.write_all(&buf[..n]).is_err() {
+                    if c_write.write_all(&buf[..n]).is_err() || left == 0 {
                         break;
                     }
                 }
@@ -430,7 +433,7 @@ fn slow_relay(target: String, delay: Duration) -> u16 {
 fn late_responses_still_succeed() {
     for server in servers() {
         let target = server.endpoint.trim_start_matches("http://").to_string();
-        let port = slow_relay(target, Duration::from_millis(1500));
+        let port = slow_relay(target, Duration::from_millis(1500), usize::MAX);
         let loc = location(&format!("http://127.0.0.1:{port}"), &bucket(), &unique_root("slow"));
         let store = S3Map::open_with_env(&loc, &[("s3.retries".into(), "1".into())], &env_with("SK")).unwrap();
         let started = Instant::now();
@@ -438,5 +441,50 @@ fn late_responses_still_succeed() {
         assert_eq!(store.get("a").unwrap().as_deref(), Some(&b"late"[..]), "{}", server.name);
         assert!(started.elapsed() >= Duration::from_millis(1500));
         store.destroy().unwrap();
+    }
+}
+
+#[test]
+fn web_identity_credentials_from_sts() {
+    for server in servers().into_iter().filter(|s| s.name == "moto") {
+        // moto serves STS too; it accepts any token.
+        let token = std::env::temp_dir().join(format!("nczarr-s3-token-{}", std::process::id()));
+        std::fs::write(&token, "header.payload.signature").unwrap();
+        let vars: HashMap<&str, String> = [
+            ("AWS_WEB_IDENTITY_TOKEN_FILE", token.display().to_string()),
+            ("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/nczarr".to_string()),
+            ("AWS_ENDPOINT_URL_STS", server.endpoint.clone()),
+            ("AWS_EC2_METADATA_DISABLED", "true".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let loc = location(&server.endpoint, &bucket(), &unique_root("webid"));
+        // STS unreachable: no request can be signed.
+        let mut dead = vars.clone();
+        dead.insert("AWS_ENDPOINT_URL_STS", format!("http://127.0.0.1:{}", dead_port()));
+        let store = S3Map::open_with_env(&loc, &[], &move |k: &str| dead.get(k).cloned()).unwrap();
+        assert_eq!(store.put("a", b"x"), Err(NcError::ES3));
+        let env = move |k: &str| vars.get(k).cloned();
+        let store = S3Map::open_with_env(&loc, &[], &env).unwrap();
+        store.put("a", b"signed by an assumed role").unwrap();
+        assert_eq!(store.get("a").unwrap().as_deref(), Some(&b"signed by an assumed role"[..]));
+        store.destroy().unwrap();
+        std::fs::remove_file(&token).unwrap();
+    }
+}
+
+#[test]
+fn bodies_cut_short_are_errors_never_short_data() {
+    for server in servers() {
+        let root = unique_root("short");
+        open(&server, &root, &[]).put("big", &bytes(200_000, 1)).unwrap();
+        let target = server.endpoint.trim_start_matches("http://").to_string();
+        let port = slow_relay(target, Duration::ZERO, 50_000);
+        let loc = location(&format!("http://127.0.0.1:{port}"), &bucket(), &root);
+        let store = S3Map::open_with_env(&loc, &params(&[("s3.retries", "3")]), &env_with("SK")).unwrap();
+        assert_eq!(store.get("big"), Err(NcError::ES3), "{}", server.name);
+        // A range that fits in what the relay passes still reads.
+        assert_eq!(store.get_range("big", 100, 1000).unwrap().unwrap(), &bytes(200_000, 1)[100..1100]);
+        open(&server, &root, &[]).destroy().unwrap();
     }
 }

@@ -27,11 +27,11 @@ pub enum Source {
 
 impl Source {
     /// The credentials to sign the next request with (`None`: unsigned).
-    pub fn current(&self, settings_connect: std::time::Duration) -> NcResult<Option<Credentials>> {
+    pub fn current(&self, connect_timeout: std::time::Duration) -> NcResult<Option<Credentials>> {
         match self {
             Source::Anonymous => Ok(None),
             Source::Static(c) => Ok(Some(c.clone())),
-            Source::WebIdentity(w) => remote::web_identity(w, settings_connect).map(Some),
+            Source::WebIdentity(w) => remote::web_identity(w, connect_timeout).map(Some),
             Source::Instance { endpoint } => remote::instance(endpoint),
         }
     }
