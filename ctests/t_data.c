@@ -332,6 +332,25 @@ int main(void)
         float back[35];
         OK(nc_get_var_float(ncid, g, back));
         TRUE_OR_FAIL(memcmp(ones, back, sizeof ones) == 0);
+
+        /* A write whose first chunk evicts a chunk it then writes part of
+         * (cached, unwritten): the evicted chunk's other values survive. */
+        int lin, d;
+        OK(nc_redef(ncid));
+        OK(nc_def_dim(ncid, "lin_n", 40, &d));
+        OK(nc_def_var(ncid, "lin", NC_INT, 1, &d, &lin));
+        size_t four = 4;
+        OK(nc_def_var_chunking(ncid, lin, NC_CHUNKED, &four));
+        OK(nc_enddef(ncid));
+        OK(nc_set_var_chunk_cache(ncid, lin, 16, 1, 0.0f)); /* one 4-int chunk */
+        int v1[2] = {16, 17}, v0[6] = {0, 1, 2, 3, 14, 15}, got[8];
+        size_t st = 6, ct = 2;
+        OK(nc_put_vara_int(ncid, lin, &st, &ct, v1)); /* chunk 1, part, cached */
+        st = 0; ct = 6;
+        OK(nc_put_vara_int(ncid, lin, &st, &ct, v0)); /* chunk 0 whole, then chunk 1 part */
+        st = 0; ct = 8;
+        OK(nc_get_vara_int(ncid, lin, &st, &ct, got));
+        EQ_INT(got[3], 3); EQ_INT(got[4], 14); EQ_INT(got[5], 15); EQ_INT(got[6], 16); EQ_INT(got[7], 17);
     }
     OK(nc_close(ncid));
 

@@ -142,22 +142,41 @@ pub fn publish(model: &Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut
     clear_new(model, store, state)
 }
 
+/// A metadata object to write: its key and content.
+type MetadataObject<'a> = &'a (String, Value);
+
+/// Write metadata objects (in [`render`]'s order) as step 4 of a commit
+/// needs them: every variable's objects first, all at once (a remote store
+/// has them in flight together), then the groups' one after another,
+/// children before the groups that list them and the root last.
+fn put_in_order(store: &dyn Zmap, objects: &[&(String, Value)]) -> NcResult<()> {
+    let array_prefixes: std::collections::HashSet<&str> =
+        objects.iter().filter_map(|(key, _)| key.strip_suffix(".zarray")).collect();
+    let of_array = |key: &str| key.rfind('/').is_some_and(|i| array_prefixes.contains(&key[..=i]));
+    let (arrays, groups): (Vec<MetadataObject>, Vec<MetadataObject>) =
+        objects.iter().copied().partition(|(key, _)| of_array(key));
+    crate::workers::map(&arrays, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
+    groups.iter().try_for_each(|(key, value)| store.put(key, &json::to_bytes(value)))
+}
+
 /// Empty the key prefixes of groups and variables never stored, which
-/// can hold only leftovers (of a crash, or of a name used before).
+/// can hold only leftovers (of a crash, or of a name used before), all at
+/// once.
 fn clear_new(model: &Model, store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
+    let mut prefixes = Vec::new();
     for g in 0..model.groups.len() {
         let gkey = model.group_key(g);
         if g > 0 && model.groups[g].stored_path.is_none() {
-            store.delete_prefix(&gkey)?;
-            forget(state, &gkey);
+            prefixes.push(gkey);
             continue;
         }
-        for var in model.groups[g].vars.iter().filter(|v| v.stored_path.is_none()) {
-            let vkey = join(&gkey, &var.name);
-            store.delete_prefix(&vkey)?;
-            forget(state, &vkey);
-        }
+        prefixes.extend(model.groups[g].vars.iter().filter(|v| v.stored_path.is_none()).map(|v| join(&gkey, &v.name)));
     }
+    // A new group's prefix covers its variables: one deletion does.
+    let covered = |p: &String| prefixes.iter().any(|q| p.starts_with(&format!("{q}/")));
+    let prefixes: Vec<String> = prefixes.iter().filter(|p| !covered(p)).cloned().collect();
+    crate::workers::map(&prefixes, store.concurrency(), |p| store.delete_prefix(p))?;
+    prefixes.iter().for_each(|p| forget(state, p));
     Ok(())
 }
 
@@ -211,9 +230,8 @@ pub fn commit_pending(store: &dyn Zmap) -> NcResult<bool> {
 /// built aside, so no ordering is needed).
 pub fn write_new(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut CommitState) -> NcResult<()> {
     let objects = render(model, opts)?;
-    for (key, value) in &objects {
-        store.put(key, &json::to_bytes(value))?;
-    }
+    let all: Vec<&(String, Value)> = objects.iter().collect();
+    crate::workers::map(&all, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
     if opts.consolidated {
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     }
@@ -247,11 +265,9 @@ pub fn write_dataset(
     state.objects_touched = true;
     clear_new(model, store, state)?;
     let written = state.written.take();
-    for (key, value) in &objects {
-        if written.as_ref().and_then(|w| w.get(key)) != Some(value) {
-            store.put(key, &json::to_bytes(value))?;
-        }
-    }
+    let changed: Vec<&(String, Value)> =
+        objects.iter().filter(|(key, value)| written.as_ref().and_then(|w| w.get(key)) != Some(value)).collect();
+    put_in_order(store, &changed)?;
     store.sync()?;
     // No barrier after this: should it not reach the disk, the durable
     // pending `.zmetadata` with the durable new objects reads the same.

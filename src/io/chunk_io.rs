@@ -55,8 +55,10 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     store.put(&layout.chunk_key(idx), &bytes)
 }
 
+/// Write several chunks, [`Zmap::concurrency`] at a time.
 pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> NcResult<()> {
-    chunks.into_iter().try_for_each(|(idx, data)| store_chunk(store, layout, &idx, &data))
+    crate::workers::map(&chunks, store.concurrency(), |(idx, data)| store_chunk(store, layout, idx, data))?;
+    Ok(())
 }
 
 /// Fetch several whole chunks, in parallel.

@@ -6,11 +6,13 @@ mod beneath;
 mod file;
 mod key;
 mod memory;
+mod s3;
 pub mod trace;
 
 pub use file::FileMap;
 pub use key::{join, validate_key};
 pub use memory::MemoryMap;
+pub use s3::S3Map;
 
 use crate::error::NcResult;
 

@@ -1,0 +1,176 @@
+//! Reading objects: whole (GET) or by byte ranges (ranged GET, several
+//! at once). No HEAD ever: a ranged GET's `Content-Range` carries the
+//! object's size, and a 404 says it is missing.
+
+use super::S3Map;
+use super::errors;
+use super::http::Reply;
+use crate::error::{NcError, NcResult};
+
+/// What a ranged GET found.
+pub enum Ranged {
+    Missing,
+    /// The requested bytes, and the object's total size.
+    Found(Vec<u8>, u64),
+}
+
+/// `Content-Range: bytes a-b/total` (`total` may be `*`) or
+/// `bytes */total`: (first, last) and total.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ContentRange {
+    pub range: Option<(u64, u64)>,
+    pub total: Option<u64>,
+}
+
+pub fn parse_content_range(value: &str) -> Option<ContentRange> {
+    let rest = value.trim().strip_prefix("bytes")?.trim_start();
+    let (range, total) = rest.split_once('/')?;
+    let total = match total.trim() {
+        "*" => None,
+        t => Some(t.parse().ok()?),
+    };
+    let range = match range.trim() {
+        "*" => None,
+        r => {
+            let (a, b) = r.split_once('-')?;
+            let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+            if b < a || total.is_some_and(|t| b >= t) {
+                return None;
+            }
+            Some((a, b))
+        }
+    };
+    Some(ContentRange { range, total })
+}
+
+impl S3Map {
+    /// The whole object, `None` when there is none.
+    pub(super) fn get_object(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+        let obj = self.object_key(key)?;
+        let reply = self.send_get(key, &obj, None)?;
+        match reply.status {
+            200 => Ok(Some(reply.body)),
+            _ if errors::is_missing_object(&reply) => Ok(None),
+            _ => Err(errors::reply_error(&reply, key)),
+        }
+    }
+
+    fn send_get(&self, key: &str, obj: &str, range: Option<String>) -> NcResult<Reply> {
+        let headers = range.map(|r| vec![("Range", r)]).unwrap_or_default();
+        self.send(rusty_s3::Method::Get, key, headers, &[], &|c| {
+            use rusty_s3::S3Action;
+            self.bucket.get_object(c, obj).sign(super::SIGN_FOR)
+        })
+    }
+
+    /// Bytes `offset..offset+len` (`len` > 0) of the object. Reading past
+    /// its end is NC_ENCZARR.
+    pub(super) fn fetch_range(&self, key: &str, obj: &str, offset: u64, len: u64) -> NcResult<Ranged> {
+        let last = offset.checked_add(len - 1).ok_or(NcError::ENCZARR)?;
+        let reply = self.send_get(key, obj, Some(format!("bytes={offset}-{last}")))?;
+        match reply.status {
+            206 => {
+                let cr = reply.header("content-range").and_then(parse_content_range).ok_or(NcError::ES3)?;
+                let total = cr.total.ok_or(NcError::ES3)?;
+                if total <= last {
+                    return Err(NcError::ENCZARR);
+                }
+                if cr.range != Some((offset, last)) || reply.body.len() as u64 != len {
+                    return Err(NcError::ES3);
+                }
+                Ok(Ranged::Found(reply.body, total))
+            }
+            // A server that ignores Range sends the whole object.
+            200 => {
+                let total = reply.body.len() as u64;
+                if total <= last {
+                    return Err(NcError::ENCZARR);
+                }
+                let mut body = reply.body;
+                body.truncate((last + 1) as usize);
+                body.drain(..offset as usize);
+                Ok(Ranged::Found(body, total))
+            }
+            416 => Err(NcError::ENCZARR),
+            _ if errors::is_missing_object(&reply) => Ok(Ranged::Missing),
+            _ => Err(errors::reply_error(&reply, key)),
+        }
+    }
+
+    /// The object's size, `None` when there is none: a GET of its first
+    /// byte (416 for an empty object).
+    pub(super) fn probe(&self, key: &str, obj: &str) -> NcResult<Option<u64>> {
+        let reply = self.send_get(key, obj, Some("bytes=0-0".to_string()))?;
+        match reply.status {
+            206 => {
+                let cr = reply.header("content-range").and_then(parse_content_range).ok_or(NcError::ES3)?;
+                cr.total.map(Some).ok_or(NcError::ES3)
+            }
+            200 => Ok(Some(reply.body.len() as u64)),
+            416 => {
+                Ok(Some(reply.header("content-range").and_then(parse_content_range).and_then(|c| c.total).unwrap_or(0)))
+            }
+            _ if errors::is_missing_object(&reply) => Ok(None),
+            _ => Err(errors::reply_error(&reply, key)),
+        }
+    }
+
+    /// Several ranges of one object, fetched concurrently, and the
+    /// object's size; `None` when there is no object. Empty ranges send no
+    /// request of their own (only a probe when all are empty).
+    pub(super) fn fetch_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<(Vec<Vec<u8>>, u64)>> {
+        let obj = self.object_key(key)?;
+        let wanted: Vec<(u64, u64)> = ranges.iter().filter(|r| r.1 > 0).map(|&(o, l)| (o, l as u64)).collect();
+        let fetched =
+            crate::workers::map(&wanted, self.concurrency_now(), |&(o, l)| self.fetch_range(key, &obj, o, l))?;
+        let mut total = None;
+        let mut parts = fetched.into_iter();
+        let mut out = Vec::with_capacity(ranges.len());
+        for &(offset, len) in ranges {
+            if len == 0 {
+                out.push((offset, Vec::new()));
+                continue;
+            }
+            match parts.next() {
+                Some(Ranged::Found(bytes, t)) => {
+                    // Sizes that differ: the object changed under us.
+                    if total.is_some_and(|seen| seen != t) {
+                        return Err(NcError::ES3);
+                    }
+                    total = Some(t);
+                    out.push((offset, bytes));
+                }
+                Some(Ranged::Missing) => return Ok(None),
+                None => return Err(NcError::EINTERNAL),
+            }
+        }
+        let total = match total {
+            Some(t) => t,
+            None => match self.probe(key, &obj)? {
+                Some(t) => t,
+                None => return Ok(None),
+            },
+        };
+        if out.iter().any(|(offset, _)| *offset > total) {
+            return Err(NcError::ENCZARR);
+        }
+        Ok(Some((out.into_iter().map(|(_, b)| b).collect(), total)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_ranges() {
+        let cr = |s| parse_content_range(s);
+        assert_eq!(cr("bytes 0-9/100"), Some(ContentRange { range: Some((0, 9)), total: Some(100) }));
+        assert_eq!(cr("bytes 5-5/*"), Some(ContentRange { range: Some((5, 5)), total: None }));
+        assert_eq!(cr("bytes */0"), Some(ContentRange { range: None, total: Some(0) }));
+        assert_eq!(cr(" bytes  10-19 / 20 "), Some(ContentRange { range: Some((10, 19)), total: Some(20) }));
+        for bad in ["bytes 9-0/100", "bytes 0-100/100", "items 0-1/2", "bytes 0-1", "bytes a-b/c", ""] {
+            assert_eq!(cr(bad), None, "{bad}");
+        }
+    }
+}
