@@ -11,9 +11,14 @@
  *                                     v[i] = i + OFFSET: "close S"
  *   s3probe rewrite URL OFFSET        open for writing, v[i] = i + OFFSET,
  *                                     close: "put S" "close S"
- *   s3probe readbig URL               read v: "values offset K" when v[i] ==
+ *   s3probe readbig URL [OFFSET...]   read v: "values offset K" when v[i] ==
  *                                     i + K for every i, "WRONG ..." when not,
- *                                     "error S" on a netCDF error
+ *                                     "error S" on a netCDF error; with
+ *                                     OFFSETs, also how many values are
+ *                                     neither i + one of them nor the fill
+ *                                     value: "fill F other O"
+ *   s3probe growrec URL START N       r(t unlimited, x 256), rows START..
+ *                                     START+N-1 written: "close S"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +88,7 @@ static void meta_group(int ncid)
     free(grps);
 }
 
-static int readbig(const char *url)
+static int readbig(const char *url, int nallowed, char **allowed)
 {
     int ncid, v, x, s;
     size_t n;
@@ -120,6 +125,18 @@ static int readbig(const char *url)
             printf("WRONG at %zu: got %d, offset %lld; offsets", bad, data[bad], k);
             for (int j = 0; j < noffs; j++) printf(" %lld", offs[j]);
             printf("%s\n", more ? " more" : "");
+            /* With allowed offsets: is every value i + one of them, or the
+             * fill value (a chunk never written)? */
+            if (nallowed > 0) {
+                size_t nfill = 0, nother = 0;
+                for (size_t i = 0; i < n; i++) {
+                    int ok = data[i] == NC_FILL_INT;
+                    nfill += ok;
+                    for (int j = 0; j < nallowed && !ok; j++) ok = (long long)data[i] == (long long)i + atoll(allowed[j]);
+                    nother += !ok;
+                }
+                printf("fill %zu other %zu\n", nfill, nother);
+            }
         }
     }
     free(data);
@@ -159,6 +176,32 @@ static int writebig(const char *url, size_t nchunks, size_t chunk, int offset, i
     return 0;
 }
 
+/* r(t = unlimited, x = 256) int, chunks (1, 256), r[t][i] = t * 256 + i:
+ * rows START .. START+N-1 written (the dataset created when START is 0). */
+static int growrec(const char *url, size_t start, size_t nrows)
+{
+    int ncid, t, x, v, s, dims[2];
+    size_t chunks[2] = {1, 256};
+    if (start == 0) {
+        if ((s = nc_create(url, NC_CLOBBER, &ncid))) { printf("create %d\n", s); return 0; }
+        nc_def_dim(ncid, "t", NC_UNLIMITED, &t);
+        nc_def_dim(ncid, "x", 256, &x);
+        dims[0] = t; dims[1] = x;
+        nc_def_var(ncid, "r", NC_INT, 2, dims, &v);
+        nc_def_var_chunking(ncid, v, NC_CHUNKED, chunks);
+    } else {
+        if ((s = nc_open(url, NC_WRITE, &ncid))) { printf("open %d\n", s); return 0; }
+        nc_inq_varid(ncid, "r", &v);
+    }
+    int *data = malloc(sizeof(int) * 256 * nrows);
+    for (size_t k = 0; k < 256 * nrows; k++) data[k] = (int)(start * 256 + k);
+    size_t st[2] = {start, 0}, count[2] = {nrows, 256};
+    printf("put %d\n", nc_put_vara_int(ncid, v, st, count, data));
+    printf("close %d\n", nc_close(ncid));
+    free(data);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -188,7 +231,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "writebig") && argc == 6)
         return writebig(url, strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10), atoi(argv[5]), 0);
     if (!strcmp(cmd, "rewrite") && argc == 4) return writebig(url, 0, 0, atoi(argv[3]), 1);
-    if (!strcmp(cmd, "readbig")) return readbig(url);
+    if (!strcmp(cmd, "readbig")) return readbig(url, argc - 3, argv + 3);
+    if (!strcmp(cmd, "growrec") && argc == 5) return growrec(url, strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
     fprintf(stderr, "bad command\n");
     return 2;
 }

@@ -70,18 +70,21 @@ def test_many_chunks_read_concurrently(progs, server, prefix, env, proxy_for):
     assert overlapping(chunk_gets) >= 32, f"peak {overlapping(chunk_gets)} chunk GETs in flight"
 
 
-def check_commit_order(puts, summary):
+def check_commit_order(puts, summary, var="v", metadata_after=False):
     """Chunk PUTs overlap; no metadata PUT runs while chunk PUTs are under
-    way, and the dataset's metadata is (re)written after the last chunk."""
-    chunks = [r for r in puts if chunk_key(r.key) and "/v/" in r.key]
+    way (a metadata PUT that starts after the first chunk PUT starts after
+    the last one ended); with metadata_after, the commit rewrites
+    .zmetadata after the chunks."""
+    chunks = [r for r in puts if chunk_key(r.key) and f"/{var}/" in r.key]
     assert chunks, summary
     assert overlapping(chunks) > 1, summary
     first_chunk = min(r.start for r in chunks)
     last_chunk_end = max(r.end for r in chunks)
     during = [r for r in puts if is_metadata(r.key) and r.end > first_chunk and r.start < last_chunk_end]
     assert during == [], f"metadata PUTs while chunks were written: {[(r.key, r.start) for r in during]}"
-    after = [r for r in puts if is_metadata(r.key) and r.start >= last_chunk_end]
-    assert any(r.key.endswith("/.zmetadata") for r in after), summary
+    if metadata_after:
+        after = [r for r in puts if is_metadata(r.key) and r.start >= last_chunk_end]
+        assert any(r.key.endswith("/.zmetadata") for r in after), summary
 
 
 def test_close_writes_chunks_then_metadata(progs, server, prefix, env, proxy_for):
@@ -101,3 +104,20 @@ def test_close_writes_chunks_then_metadata(progs, server, prefix, env, proxy_for
     assert status_of(out, "close") == 0
     check_commit_order(proxy.requests("PUT"), [(r.method, r.key, r.status) for r in proxy.snapshot()])
     assert run(progs["s3probe"], "readbig", url, env=env).stdout.strip() == "values offset 11"
+
+
+def test_close_after_growth_writes_chunks_then_metadata(progs, server, prefix, env, proxy_for):
+    """Records appended to an unlimited dimension: the commit at nc_close
+    has both chunks and metadata (the new length); chunks go first, in
+    parallel, and every metadata object after the last chunk."""
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/rec.zarr")
+    assert status_of(run(progs["s3probe"], "growrec", url, 0, 4, env=env).stdout, "close") == 0
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="PUT", seconds=0.1)
+    out = run(progs["s3probe"], "growrec", s3_url(proxy.endpoint, BUCKET, f"{prefix}/rec.zarr"), 4, 64, env=env).stdout
+    assert status_of(out, "close") == 0
+    puts = proxy.requests("PUT")
+    summary = [(r.method, r.key, r.status) for r in proxy.snapshot()]
+    assert sum(1 for r in puts if "/r/" in r.key and chunk_key(r.key)) == 64, summary
+    check_commit_order(puts, summary, var="r", metadata_after=True)
+    assert '"shape":[68,256]' in server.get(BUCKET, f"{prefix}/rec.zarr/r/.zarray").decode().replace(" ", "")
