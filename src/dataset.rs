@@ -10,22 +10,7 @@ use crate::format::{self, Consolidation, ReadOptions, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl, Storage};
-use crate::zmap::{FileMap, Zmap, trace};
-// Until the S3 driver lands.
-use s3_pending::S3Map;
-mod s3_pending {
-    use crate::error::{NcError, NcResult};
-    use crate::url::S3Location;
-    pub struct S3Map;
-    impl S3Map {
-        pub fn open(_: &S3Location, _: &[(String, String)]) -> NcResult<crate::zmap::MemoryMap> {
-            Err(NcError::ENOTBUILT)
-        }
-        pub fn create(_: &S3Location, _: &[(String, String)], _: bool) -> NcResult<crate::zmap::MemoryMap> {
-            Err(NcError::ENOTBUILT)
-        }
-    }
-}
+use crate::zmap::{FileMap, S3Map, Zmap, trace};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;

@@ -1897,7 +1897,12 @@ fn hostile_urls() {
         (format!("file://{root}/%2e%2e/%2e%2e#mode=nczarr,file"), NC_ENOTNC),
         (format!("file://{}#mode=nczarr,file", root.replace('/', "%2f")), NC_NOERR),
         ("http://example.com/x#mode=nczarr".into(), NC_ENOTBUILT),
-        ("s3://bucket/key#mode=nczarr".into(), NC_ENOTBUILT),
+        ("s3://bucket/key#mode=nczarr,file".into(), NC_EURL),
+        ("s3://bucket/../key".into(), NC_EURL),
+        ("s3://user:secret@bucket/key".into(), NC_EURL),
+        // Nothing listening: NC_ES3 (one attempt, so at once).
+        ("http://127.0.0.1:1/bucket/key#mode=nczarr,s3&s3.retries=1".into(), -138),
+        ("http://127.0.0.1:1/bucket/key#mode=nczarr,s3&s3.retries=x".into(), NC_EINVAL),
         ("gopher://x/y#mode=nczarr".into(), NC_EINVAL),
         (format!("file://{}#mode=nczarr,file", "/x".repeat(100_000)), 36), // ENAMETOOLONG
         (format!("file://{root}#mode=nczarr,file&{}", "k=v&".repeat(250_000)), NC_NOERR),

@@ -64,17 +64,23 @@ impl S3Map {
     /// the process's (tests give each case its own).
     #[doc(hidden)]
     pub fn open_with_env(loc: &S3Location, params: &[(String, String)], env: Lookup) -> NcResult<S3Map> {
-        let endpoint = Url::parse(&loc.endpoint).map_err(|_| NcError::EURL)?;
-        let host = match (endpoint.host_str(), endpoint.port()) {
-            (Some(h), Some(p)) => Some(format!("{h}:{p}")),
-            (h, None) => h.map(str::to_string),
-            (None, Some(_)) => None,
+        // No endpoint: AWS, at the region resolved below.
+        let named =
+            if loc.endpoint.is_empty() { None } else { Some(Url::parse(&loc.endpoint).map_err(|_| NcError::EURL)?) };
+        let host = match named.as_ref().map(|e| (e.host_str(), e.port())) {
+            Some((Some(h), Some(p))) => Some(format!("{h}:{p}")),
+            Some((h, None)) => h.map(str::to_string),
+            Some((None, Some(_))) | None => None,
         };
         // `.ncrc` entries for this endpoint's host, or for any host.
         let rc = |key: &str| crate::rc::lookup(key, host.as_deref(), None).ok().flatten();
         let settings = Settings::resolve(params, &rc)?;
         let inputs = credentials::Inputs { url_region: loc.region.as_deref(), params, rc: &rc, env };
         let resolved = credentials::resolve(&inputs)?;
+        let endpoint = match named {
+            Some(endpoint) => endpoint,
+            None => Url::parse(&format!("https://s3.{}.amazonaws.com", resolved.region)).map_err(|_| NcError::EURL)?,
+        };
         let style = if loc.virtual_host { UrlStyle::VirtualHost } else { UrlStyle::Path };
         let bucket = Bucket::new(endpoint, style, loc.bucket.clone(), resolved.region).map_err(|_| NcError::EURL)?;
         let root = loc.root.trim_matches('/').to_string();
@@ -266,5 +272,27 @@ impl Zmap for S3Map {
 
     fn get_many(&self, keys: &[String]) -> NcResult<Vec<Option<Vec<u8>>>> {
         crate::workers::map(keys, self.concurrency_now(), |key| self.get_object(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_endpoint_means_aws_at_the_resolved_region() {
+        let loc = S3Location {
+            endpoint: String::new(),
+            virtual_host: false,
+            bucket: "bkt".into(),
+            root: "a/b".into(),
+            region: None,
+        };
+        let params =
+            [("aws.region".to_string(), "eu-west-3".to_string()), ("aws.profile".to_string(), "no".to_string())];
+        let map = S3Map::open_with_env(&loc, &params, &|_| None).unwrap();
+        assert_eq!(map.bucket.base_url().as_str(), "https://s3.eu-west-3.amazonaws.com/bkt/");
+        let map = S3Map::open_with_env(&loc, &params[1..], &|_| None).unwrap();
+        assert_eq!(map.bucket.base_url().as_str(), "https://s3.us-east-1.amazonaws.com/bkt/");
     }
 }
