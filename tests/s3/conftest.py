@@ -9,6 +9,7 @@ In CI (CI=true) a missing server is a failure; elsewhere the tests that
 need it are skipped."""
 
 import itertools
+import logging
 import os
 import pathlib
 import shutil
@@ -25,6 +26,11 @@ INTEROP = ROOT / "tests" / "interop"
 OUR_LIBDIR = pathlib.Path(os.environ.get("NCZARR_RS_LIBDIR", ROOT / "target" / "release")).resolve()
 VENV_BIN = pathlib.Path(sys.executable).parent
 IN_CI = os.environ.get("CI") == "true"
+
+# s3fs (under zarr-python) leaves aiohttp sessions to be collected at exit;
+# their "Unclosed client session" errors, logged by asyncio after pytest's
+# summary, would bury it.
+logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
 sys.path.insert(0, str(HERE))
 from proxy import Proxy  # noqa: E402
