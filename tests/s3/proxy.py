@@ -45,8 +45,8 @@ class Record:
     path: str
     query: str
     range: Optional[str]
-    start: float
-    end: float = 0.0
+    start: float  # when the whole request had been read
+    end: float = 0.0  # when the answer started to go out
     status: int = 0
     fault: Optional[str] = None
     body_bytes: int = 0
@@ -300,7 +300,7 @@ class Proxy:
     def _end(self, rec, status):
         with self.lock:
             rec.status = status or rec.status
-            rec.end = time.monotonic()
+            rec.end = rec.end or time.monotonic()
             self.in_flight -= 1
 
     def _serve(self, client):
@@ -335,6 +335,7 @@ class Proxy:
                             payload = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code>'
                                        b"<Message>injected</Message></Error>")
                             reason = b"Service Unavailable" if status == 503 else b"Internal Server Error"
+                        rec.end = time.monotonic()
                         client.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: application/xml\r\n"
                                        b"Content-Length: %d\r\n\r\n" % (status, reason, len(payload)) + payload)
                         continue
@@ -384,6 +385,10 @@ class Proxy:
                             client.shutdown(socket.SHUT_WR)
                             client.close()
                         return
+                    # The end is noted before the answer goes out: a request the
+                    # client sends after reading this answer starts later (its
+                    # start is noted once it is read whole).
+                    rec.end = time.monotonic()
                     client.sendall(rhead + rbody)
                     if rhdrs.get("connection", "").lower() == "close" or hdrs.get("connection", "").lower() == "close":
                         return
