@@ -54,8 +54,15 @@ lint:
 	rustfmt --edition 2024 --check fuzz/src/*.rs fuzz/fuzz_targets/*.rs
 	cargo clippy --release --all-targets -- -D warnings
 
+# The S3 driver's tests (tests/s3_driver.rs) need moto and s3s-fs on
+# 127.0.0.1: started here, stopped whatever the tests' outcome.
+S3_SERVERS = MOTO_SERVER=$(VENV)/bin/moto_server S3S_FS=$(TOOLS)/bin/s3s-fs $(CURDIR)/tools/s3-servers.sh
+S3_STATE  := $(abspath $(TARGET_DIR))/s3-servers
+
 unit-test:
-	cargo test --release
+	$(S3_SERVERS) start $(S3_STATE) >/dev/null
+	set -a; . $(S3_STATE)/urls.env; set +a; cargo test --release; rc=$$?; \
+	    $(S3_SERVERS) stop $(S3_STATE); exit $$rc
 
 # Every fuzz target (fuzz/) for FUZZ_SECONDS each (default 20; about 3
 # minutes in all, plus the build), from the committed seeds; fails on any

@@ -12,6 +12,8 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v c++ >/dev/null || need_apt+=(g++)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
+# tools/s3-servers.sh waits for the S3 test servers with curl.
+command -v curl >/dev/null || need_apt+=(curl)
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 # The tool tests (tests/tools) check that we define what Debian's
 # libnetcdff.so.7 imports from libnetcdf.so.19.
