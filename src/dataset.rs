@@ -143,6 +143,8 @@ impl Dataset {
                 init(store.as_ref())?;
                 store
             }
+            // A plain web server is read only.
+            Storage::Http(_) => return Err(NcError::EPERM),
         };
         let _ = store.clean_stray_temps();
         Ok(Dataset {
@@ -180,6 +182,13 @@ impl Dataset {
                     other => other,
                 }
             }
+            Storage::Http(loc) => {
+                if mode & NC_WRITE != 0 {
+                    return Err(NcError::EPERM);
+                }
+                let store = trace::wrap(Box::new(S3Map::open_web(loc, &url.params)?), "http", 6);
+                Dataset::open_in(path, url, Arc::from(store), mode)
+            }
         }
     }
 
@@ -199,7 +208,7 @@ impl Dataset {
         let writable = mode & NC_WRITE != 0;
         let consolidation = if url.has_mode("noconsolidated") {
             Consolidation::Ignore
-        } else if matches!(url.storage, Storage::S3(_)) {
+        } else if matches!(url.storage, Storage::S3(_) | Storage::Http(_)) {
             // Checking it costs requests a remote open should not make.
             Consolidation::Trust
         } else {

@@ -36,6 +36,10 @@ pub enum Storage {
     File(PathBuf),
     /// Objects under a key prefix of an S3 bucket.
     S3(S3Location),
+    /// Files below a URL of a plain web server, read only (`mode=...,http`).
+    /// The URL's first path segment is held as the "bucket": the store's
+    /// objects are at `endpoint/bucket/root/key`, the URL plus the key.
+    Http(S3Location),
 }
 
 /// Where an S3 dataset lives, from any URL form netcdf-c accepts (FACTS
@@ -100,6 +104,10 @@ impl DatasetUrl {
         Some(match &self.storage {
             Storage::File(root) => format!("file://{}#{fragment}", escape_path(&root.display().to_string())),
             // netcdf-c's canonical form: path style on the endpoint.
+            Storage::Http(loc) => {
+                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
+                format!("{}/{}{}#{fragment}", loc.endpoint, escape_path(&loc.bucket), escape_path(&key))
+            }
             Storage::S3(loc) => {
                 let endpoint = match (&loc.endpoint[..], &loc.region) {
                     ("", Some(region)) => format!("https://s3.{region}.amazonaws.com"),
@@ -125,7 +133,7 @@ impl DatasetUrl {
     pub fn file_root(&self) -> &Path {
         match &self.storage {
             Storage::File(p) => p,
-            Storage::S3(_) => panic!("not a file-storage dataset"),
+            Storage::S3(_) | Storage::Http(_) => panic!("not a file-storage dataset"),
         }
     }
 }
@@ -148,7 +156,7 @@ fn escape_path(path: &str) -> String {
 /// Mode tokens we understand. Anything else in `mode=` is NC_EINVAL, so a
 /// typo in a storage name is reported instead of silently ignored.
 const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "consolidated", "noconsolidated"];
-const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3"];
+const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3", "http"];
 /// Formats netcdf-c can select that this library does not build.
 const UNBUILT_FORMATS: &[&str] =
     &["dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "v3"];
@@ -184,7 +192,7 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
         if s3_url && !named_storage {
             mode.push(if scheme == "gs3" { "gs3" } else { "s3" }.to_string());
         }
-        let s3_storage = s3_url || mode.iter().any(|m| m == "s3" || m == "gs3");
+        let s3_storage = s3_url || mode.iter().any(|m| m == "s3" || m == "gs3" || m == "http");
         if s3_storage && !mode.iter().any(|m| m == "nczarr" || m == "zarr" || UNBUILT_FORMATS.contains(&m.as_str())) {
             mode.insert(0, "nczarr".to_string());
         }
@@ -210,8 +218,11 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
         (Some("s3" | "gs3"), Target::Remote { scheme, host, path }) => {
             Storage::S3(s3_location(&scheme, &host, &path, env)?)
         }
+        (Some("http"), Target::Remote { scheme, host, path }) if scheme.starts_with("http") => {
+            Storage::Http(web_location(&scheme, &host, &path)?)
+        }
         // A local path cannot be S3 and a remote URL cannot be a file.
-        (Some("s3" | "gs3"), _) | (Some("file"), Target::Remote { .. }) => {
+        (Some("s3" | "gs3" | "http"), _) | (Some("file"), Target::Remote { .. }) => {
             return Err(if is_url { NcError::EURL } else { NcError::EINVAL });
         }
         // Plain web servers (netcdf-c: DAP or byte ranges) are not built.
@@ -349,6 +360,17 @@ fn s3_location(scheme: &str, host: &str, path: &str, env: &dyn Fn(&str) -> Optio
         return Err(NcError::EURL);
     }
     Ok(S3Location { endpoint, virtual_host: false, bucket, root: root_key(key)?, region })
+}
+
+/// Where a web-served store lives: the URL taken as it is (its first
+/// path segment held as the "bucket", see [`Storage::Http`]).
+fn web_location(scheme: &str, host: &str, path: &str) -> NcResult<S3Location> {
+    let bucket = first_segment(path)?;
+    if bucket.chars().any(|c| c.is_control() || c.is_whitespace()) || bucket == "." || bucket == ".." {
+        return Err(NcError::EURL);
+    }
+    let root = root_key(rest_after_first(path))?;
+    Ok(S3Location { endpoint: format!("{scheme}://{host}"), virtual_host: false, bucket, root, region: None })
 }
 
 fn is_ip(host: &str) -> bool {
@@ -704,6 +726,27 @@ mod tests {
         // A web server that is not S3 (netcdf-c: DAP).
         assert_eq!(parse("https://example.org/d#mode=nczarr").map(|u| u.storage), Err(NcError::ENOTBUILT));
         assert_eq!(parse("https://example.org/d").map(|u| u.storage), Err(NcError::ENOTBUILT));
+    }
+
+    #[test]
+    fn web_stores() {
+        let u = parse("https://data.example.org/zarr/era5/t.zarr#mode=zarr,http").unwrap();
+        let want = loc("https://data.example.org", "zarr", "era5/t.zarr", None);
+        assert_eq!(u.storage, Storage::Http(want));
+        assert_eq!(u.display_name().unwrap(), "https://data.example.org/zarr/era5/t.zarr#mode=zarr,http,nczarr");
+        assert_eq!(parse(&u.display_name().unwrap()).unwrap().storage, u.storage);
+        // An AWS host read as a plain web server: the URL as it is.
+        let u = parse("https://bkt.s3.amazonaws.com/d.zarr#mode=nczarr,http").unwrap();
+        assert_eq!(u.storage, Storage::Http(loc("https://bkt.s3.amazonaws.com", "d.zarr", "", None)));
+        assert_eq!(parse("http://127.0.0.1:8000/d#mode=http").map(|u| u.has_mode("nczarr")), Ok(true));
+        for bad in [
+            "http://h/#mode=zarr,http",
+            "s3://b/k#mode=zarr,http",
+            "file:///x#mode=zarr,http",
+            "http://h/a/../b#mode=zarr,http",
+        ] {
+            assert_eq!(parse(bad).map(|u| u.storage), Err(NcError::EURL), "{bad}");
+        }
     }
 
     #[test]

@@ -214,6 +214,12 @@ int main(int argc, char **argv)
         if (!s) printf("close %d\n", nc_close(ncid));
         return 0;
     }
+    if (!strcmp(cmd, "openw")) {
+        s = nc_open(url, NC_WRITE, &ncid);
+        printf("open %d\n", s);
+        if (!s) printf("close %d\n", nc_close(ncid));
+        return 0;
+    }
     if (!strcmp(cmd, "meta")) {
         s = nc_open(url, NC_NOWRITE, &ncid);
         printf("open %d\n", s);

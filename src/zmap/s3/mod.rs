@@ -45,6 +45,9 @@ pub struct S3Map {
     source: Source,
     http: Http,
     concurrency: AtomicUsize,
+    /// A plain web server (`mode=...,http`): unsigned GETs only, no
+    /// listing, no writes.
+    web: bool,
 }
 
 impl std::fmt::Debug for S3Map {
@@ -93,7 +96,38 @@ impl S3Map {
             source: resolved.source,
             concurrency: AtomicUsize::new(settings.concurrency),
             http: Http::new(&settings),
+            web: false,
         })
+    }
+
+    /// A read-only store served by a plain web server: the objects of
+    /// `loc` (bucket = the URL path's first segment) fetched with unsigned
+    /// GETs at `endpoint/bucket/root/key`, the URL of the store plus the
+    /// key. Such a server cannot list, so only stores whose metadata
+    /// names their members open (consolidated, or NCZarr). Makes no
+    /// request.
+    pub fn open_web(loc: &S3Location, params: &[(String, String)]) -> NcResult<S3Map> {
+        // No credentials are looked for: nothing is signed.
+        let unsigned: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| k != "aws.profile")
+            .cloned()
+            .chain([("aws.profile".to_string(), "no".to_string())])
+            .collect();
+        let mut map = Self::open_with_env(loc, &unsigned, &|_| None)?;
+        map.web = true;
+        Ok(map)
+    }
+
+    /// Writes and listings are refused on a web store.
+    fn writable(&self) -> NcResult<()> {
+        if self.web { Err(NcError::EPERM) } else { Ok(()) }
+    }
+
+    /// A web server has no listing: only metadata that names every member
+    /// opens a store there.
+    fn listable(&self) -> NcResult<()> {
+        if self.web { Err(NcError::ENOTNC) } else { Ok(()) }
     }
 
     /// A new dataset at `loc`: with `clobber` every object under the root
@@ -212,10 +246,12 @@ impl Zmap for S3Map {
     }
 
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
+        self.writable()?;
         self.put_object(key, data)
     }
 
     fn delete(&self, key: &str) -> NcResult<()> {
+        self.writable()?;
         let obj = self.object_key(key)?;
         let reply = self.send(Method::Delete, key, Vec::new(), &[], &|c| {
             use rusty_s3::S3Action;
@@ -229,12 +265,14 @@ impl Zmap for S3Map {
     }
 
     fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
+        self.listable()?;
         validate_key(prefix)?;
         let dir = self.dir(prefix);
         Ok(listing::child_names(&dir, &self.list_objects(&dir, true, None)?))
     }
 
     fn list_recursive(&self, prefix: &str) -> NcResult<Vec<String>> {
+        self.listable()?;
         validate_key(prefix)?;
         let listing = self.list_objects(&self.dir(prefix), false, None)?;
         let mut keys: Vec<String> = listing.keys.iter().filter_map(|k| self.relative(k)).map(str::to_string).collect();
@@ -243,6 +281,7 @@ impl Zmap for S3Map {
     }
 
     fn delete_prefix(&self, prefix: &str) -> NcResult<()> {
+        self.writable()?;
         validate_key(prefix)?;
         let keys = if prefix.is_empty() {
             self.list_objects(&self.dir(""), false, None)?.keys
