@@ -548,6 +548,7 @@ NAMES = [
     "https://bkt.s3.eu-1.example.org:8443/x#mode=s3",
     "gs3://bkt/x#mode=xarray",
     "http://[::1]:9/b/sp%20ace%23#s3",
+    "https://data.example.org/zarr/t.zarr#mode=zarr,http",
 ]
 
 URIS = [
