@@ -121,30 +121,29 @@ def _read_exact(sock, buf, n):
     return buf[:n], buf[n:]
 
 
+def _read_line(sock, buf, what):
+    """One CRLF-terminated line: (line without CRLF, rest)."""
+    while b"\r\n" not in buf:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise BadRequest(f"closed in {what}")
+        buf += chunk
+    i = buf.index(b"\r\n")
+    return buf[:i], buf[i + 2 :]
+
+
 def _read_chunked(sock, buf):
     """A chunked body, raw (with its framing); returns (raw, rest)."""
     raw = b""
     while True:
-        while b"\r\n" not in buf:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise BadRequest("closed in chunked body")
-            buf += chunk
-        i = buf.index(b"\r\n")
-        size = int(buf[:i].split(b";")[0], 16)
-        raw += buf[: i + 2]
-        buf = buf[i + 2 :]
+        line, buf = _read_line(sock, buf, "chunked body")
+        size = int(line.split(b";")[0], 16)
+        raw += line + b"\r\n"
         if size == 0:
             # trailers until an empty line
             while True:
-                while b"\r\n" not in buf:
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        raise BadRequest("closed in trailers")
-                    buf += chunk
-                i = buf.index(b"\r\n")
-                raw += buf[: i + 2]
-                line, buf = buf[:i], buf[i + 2 :]
+                line, buf = _read_line(sock, buf, "trailers")
+                raw += line + b"\r\n"
                 if not line:
                     return raw, buf
         data, buf = _read_exact(sock, buf, size + 2)
