@@ -38,17 +38,7 @@ static void sleep_ms(int ms)
 
 static void make_dataset(const char *url, int offset)
 {
-    int ncid, x, v;
-    static int data[N];
-    size_t chunk = 128;
-    for (int i = 0; i < N; i++) data[i] = i + offset;
-    OK(nc_create(url, NC_CLOBBER, &ncid));
-    OK(nc_def_dim(ncid, "x", N, &x));
-    OK(nc_def_var(ncid, "v", NC_INT, 1, &x, &v));
-    OK(nc_def_var_chunking(ncid, v, NC_CHUNKED, &chunk));
-    OK(nc_def_var_deflate(ncid, v, 1, 1, 1));
-    OK(nc_put_var_int(ncid, v, data));
-    OK(nc_close(ncid));
+    write_ramp(url, N, 128, offset);
 }
 
 /* 0 when variable v of ncid holds i + offset everywhere. */

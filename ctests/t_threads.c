@@ -20,17 +20,7 @@ static atomic_int writer_done;
 
 static void create_dataset(const char *url, int round)
 {
-    int ncid, x, v;
-    size_t chunk = CHUNK;
-    static int data[N];
-    for (int i = 0; i < N; i++) data[i] = round * ROUND_SCALE + i;
-    OK(nc_create(url, NC_CLOBBER, &ncid));
-    OK(nc_def_dim(ncid, "x", N, &x));
-    OK(nc_def_var(ncid, "v", NC_INT, 1, &x, &v));
-    OK(nc_def_var_chunking(ncid, v, NC_CHUNKED, &chunk));
-    OK(nc_def_var_deflate(ncid, v, 1, 1, 1));
-    OK(nc_put_var_int(ncid, v, data));
-    OK(nc_close(ncid));
+    write_ramp(url, N, CHUNK, round * ROUND_SCALE);
 }
 
 /* Pattern 1: each thread creates, writes, reopens and reads its own. */

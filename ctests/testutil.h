@@ -46,6 +46,24 @@ static inline const char *test_url(const char *name)
     return b;
 }
 
+/* Create `url` holding one deflated int variable "v" along dimension "x"
+ * of length n, in chunks of `chunk`, with the values first, first+1, ... */
+static inline void write_ramp(const char *url, size_t n, size_t chunk, int first)
+{
+    int ncid, x, v;
+    int *data = malloc(n * sizeof *data);
+    if (!data) FAIL("out of memory");
+    for (size_t i = 0; i < n; i++) data[i] = first + (int)i;
+    OK(nc_create(url, NC_CLOBBER, &ncid));
+    OK(nc_def_dim(ncid, "x", n, &x));
+    OK(nc_def_var(ncid, "v", NC_INT, 1, &x, &v));
+    OK(nc_def_var_chunking(ncid, v, NC_CHUNKED, &chunk));
+    OK(nc_def_var_deflate(ncid, v, 1, 1, 1));
+    OK(nc_put_var_int(ncid, v, data));
+    OK(nc_close(ncid));
+    free(data);
+}
+
 #define PASS() do { printf("PASS %s\n", __FILE__); return 0; } while (0)
 
 #endif

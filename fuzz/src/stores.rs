@@ -113,9 +113,16 @@ type Elements = Vec<Vec<u8>>;
 /// the selection.
 fn offsets(sel: &Selection) -> Vec<usize> {
     let mut out = Vec::with_capacity(sel.len());
+    each_index(sel, |idx| out.push(idx.iter().zip(&sel.imap).map(|(&i, &m)| i * m as usize).sum()));
+    out
+}
+
+/// Call `f` with the index (within the selection) of every selected
+/// element, in C order.
+fn each_index(sel: &Selection, mut f: impl FnMut(&[usize])) {
     let mut idx = vec![0usize; sel.count.len()];
     for _ in 0..sel.len() {
-        out.push(idx.iter().zip(&sel.imap).map(|(&i, &m)| i * m as usize).sum());
+        f(&idx);
         for d in (0..idx.len()).rev() {
             idx[d] += 1;
             if idx[d] < sel.count[d] {
@@ -124,7 +131,6 @@ fn offsets(sel: &Selection) -> Vec<usize> {
             idx[d] = 0;
         }
     }
-    out
 }
 
 /// Read a selection into a fresh buffer of `mem_type` (NC_NAT: the
@@ -208,17 +214,9 @@ fn whole_indices(sel: &Selection, dims: &[Extent]) -> Vec<usize> {
     let shape: Vec<usize> = dims.iter().map(|d| d.len).collect();
     let strides = c_order(&shape);
     let mut out = Vec::with_capacity(sel.len());
-    let mut idx = vec![0usize; sel.count.len()];
-    for _ in 0..sel.len() {
-        out.push((0..idx.len()).map(|d| (sel.start[d] + idx[d] * sel.stride[d]) * strides[d] as usize).sum());
-        for d in (0..idx.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < sel.count[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
+    each_index(sel, |idx| {
+        out.push((0..idx.len()).map(|d| (sel.start[d] + idx[d] * sel.stride[d]) * strides[d] as usize).sum())
+    });
     out
 }
 
