@@ -347,10 +347,10 @@ impl Dataset {
     /// Stored paths at or below `old` now live below `new`.
     fn rebase_stored_paths(&mut self, old: &str, new: &str) {
         let rebase = |path: &mut Option<String>| {
-            if let Some(p) = path {
-                if let Some(rest) = p.strip_prefix(old).filter(|r| r.is_empty() || r.starts_with('/')) {
-                    *p = format!("{new}{rest}");
-                }
+            if let Some(p) = path
+                && let Some(rest) = p.strip_prefix(old).filter(|r| r.is_empty() || r.starts_with('/'))
+            {
+                *p = format!("{new}{rest}");
             }
         };
         for group in &mut self.model.groups {

@@ -271,15 +271,15 @@ fn check_var(shared: &Mutex<Dataset>, g: usize, v: i32, rng: &mut Rng) {
         }
     }
     // Conversion to double agrees with the stored values.
-    if let Some(Ok(whole)) = whole.as_ref() {
-        if as_f64(xtype, &vec![0; type_size(xtype).unwrap_or(0)]).is_some() {
-            let zeros = vec![0; dims.len()];
-            let sel = Selection::check(&dims, Some(&zeros), None, None, None, Access::Read).expect("checked before");
-            let doubles = read(shared, g, v, &sel, NC_DOUBLE).unwrap_or_else(|e| panic!("{name}: as double: {e:?}"));
-            for (k, (d, w)) in doubles.iter().zip(whole).enumerate() {
-                let (d, w) = (as_f64(NC_DOUBLE, d), as_f64(xtype, w));
-                assert!(d == w || d.is_some_and(f64::is_nan) && w.is_some_and(f64::is_nan), "{name}[{k}] as double");
-            }
+    if let Some(Ok(whole)) = whole.as_ref()
+        && as_f64(xtype, &vec![0; type_size(xtype).unwrap_or(0)]).is_some()
+    {
+        let zeros = vec![0; dims.len()];
+        let sel = Selection::check(&dims, Some(&zeros), None, None, None, Access::Read).expect("checked before");
+        let doubles = read(shared, g, v, &sel, NC_DOUBLE).unwrap_or_else(|e| panic!("{name}: as double: {e:?}"));
+        for (k, (d, w)) in doubles.iter().zip(whole).enumerate() {
+            let (d, w) = (as_f64(NC_DOUBLE, d), as_f64(xtype, w));
+            assert!(d == w || d.is_some_and(f64::is_nan) && w.is_some_and(f64::is_nan), "{name}[{k}] as double");
         }
     }
 }

@@ -306,10 +306,10 @@ pub unsafe extern "C" fn nc_inq_var_fill(
             unsafe { put(no_fill, var.no_fill as c_int) };
             if !fill_valuep.is_null() {
                 let mut fill = ds.model.effective_fill(var)?;
-                if var.xtype == NC_STRING {
-                    if let Values::String(s) = &mut fill {
-                        s.truncate(1);
-                    }
+                if var.xtype == NC_STRING
+                    && let Values::String(s) = &mut fill
+                {
+                    s.truncate(1);
                 }
                 unsafe { fill.write_to_c(fill_valuep) }?;
             }

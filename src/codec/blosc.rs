@@ -121,7 +121,7 @@ fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
 /// is, later formats shuffle the groups and copy the rest.
 fn bit_unshuffle(block: &[u8], typesize: usize, format_version: u8) -> Vec<u8> {
     let n = block.len() / typesize;
-    let shuffled = if format_version <= 2 && n % 8 != 0 { 0 } else { n - n % 8 };
+    let shuffled = if format_version <= 2 && !n.is_multiple_of(8) { 0 } else { n - n % 8 };
     let mut out = block.to_vec();
     if shuffled == 0 {
         return out;
@@ -208,7 +208,7 @@ fn blosclz_encode(data: &[u8]) -> Vec<u8> {
 /// multiple of 8, else the block stays as is).
 fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
     let n = block.len() / typesize;
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         return block.to_vec();
     }
     let row = n / 8;

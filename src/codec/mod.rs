@@ -42,12 +42,12 @@ impl std::fmt::Debug for Chain {
 fn stage(codec: &Value, elem_size: usize, var: &callback::VarInfo) -> NcResult<Box<dyn Codec>> {
     let name = codec.get("id").and_then(Value::as_str).unwrap_or_default();
     let plugin = || plugin::registry().by_codec_id(name);
-    if plugin::prefer_plugins() || builtin::build(codec, elem_size).is_err() {
-        if let Some((_, p)) = plugin() {
-            let visible = p.codec_to_params(&json_text(codec))?;
-            let working = callback::with_var(var.clone(), || p.working_params(var.ncid, var.varid, &visible))?;
-            return Ok(Box::new(PluginCodec { plugin: p, params: working }));
-        }
+    if (plugin::prefer_plugins() || builtin::build(codec, elem_size).is_err())
+        && let Some((_, p)) = plugin()
+    {
+        let visible = p.codec_to_params(&json_text(codec))?;
+        let working = callback::with_var(var.clone(), || p.working_params(var.ncid, var.varid, &visible))?;
+        return Ok(Box::new(PluginCodec { plugin: p, params: working }));
     }
     builtin::build(codec, elem_size)
 }

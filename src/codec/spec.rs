@@ -90,11 +90,11 @@ pub fn to_json(id: u32, params: &[u32], elem_size: usize) -> NcResult<Value> {
 /// this library knows).
 pub fn from_json(codec: &Value) -> (u32, Vec<u32>) {
     let name = codec.get("id").and_then(Value::as_str).unwrap_or_default();
-    if let Some((id, p)) = super::plugin::registry().by_codec_id(name) {
-        if use_plugin(id).is_some() {
-            let text = serde_json::to_string(codec).unwrap_or_default();
-            return p.codec_to_params(&text).map(|params| (id, params)).unwrap_or((id, Vec::new()));
-        }
+    if let Some((id, p)) = super::plugin::registry().by_codec_id(name)
+        && use_plugin(id).is_some()
+    {
+        let text = serde_json::to_string(codec).unwrap_or_default();
+        return p.codec_to_params(&text).map(|params| (id, params)).unwrap_or((id, Vec::new()));
     }
     let level = |key: &str| param(codec.get(key)).map(|l| vec![l as i32 as u32]).unwrap_or_default();
     match codec.get("id").and_then(Value::as_str) {

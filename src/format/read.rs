@@ -201,12 +201,12 @@ fn current_consolidated(store: &dyn Zmap, how: Consolidation) -> NcResult<Option
     if how == Consolidation::Trust && pending.is_none() {
         return Ok(Some(meta));
     }
-    if pending.is_none() {
-        if let Some(written) = store.modified(ZMETADATA)? {
-            for key in [".zgroup", ".zattrs"] {
-                if store.modified(key)?.is_some_and(|t| t > written) {
-                    return Ok(None);
-                }
+    if pending.is_none()
+        && let Some(written) = store.modified(ZMETADATA)?
+    {
+        for key in [".zgroup", ".zattrs"] {
+            if store.modified(key)?.is_some_and(|t| t > written) {
+                return Ok(None);
             }
         }
     }

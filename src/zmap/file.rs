@@ -150,10 +150,10 @@ fn for_each_parallel<T: Sync>(items: &[T], f: impl Fn(&T) -> std::io::Result<()>
             if i >= items.len() {
                 break;
             }
-            if let Err(e) = f(&items[i]) {
-                if let Ok(mut slot) = first_error.lock() {
-                    slot.get_or_insert(e);
-                }
+            if let Err(e) = f(&items[i])
+                && let Ok(mut slot) = first_error.lock()
+            {
+                slot.get_or_insert(e);
             }
         }
     });
@@ -347,21 +347,21 @@ impl FileMap {
     /// is harmless, and it bounds the memory of a long run of writes).
     fn note_file(&self, path: PathBuf) -> bool {
         const MOST_PENDING: usize = 4096;
-        if self.durable {
-            if let Ok(mut u) = self.unsynced.lock() {
-                u.dirs.insert(parent_of(&path));
-                u.files.insert(path);
-                return u.files.len() >= MOST_PENDING;
-            }
+        if self.durable
+            && let Ok(mut u) = self.unsynced.lock()
+        {
+            u.dirs.insert(parent_of(&path));
+            u.files.insert(path);
+            return u.files.len() >= MOST_PENDING;
         }
         false
     }
 
     fn note_dir(&self, dir: &Path) {
-        if self.durable {
-            if let Ok(mut u) = self.unsynced.lock() {
-                u.dirs.insert(dir.to_path_buf());
-            }
+        if self.durable
+            && let Ok(mut u) = self.unsynced.lock()
+        {
+            u.dirs.insert(dir.to_path_buf());
         }
     }
 
@@ -565,10 +565,10 @@ impl Zmap for FileMap {
                 continue;
             }
             // Names that are not UTF-8 cannot be keys; skip them.
-            if let Ok(name) = entry.file_name().into_string() {
-                if !name.starts_with(TMP_PREFIX) {
-                    names.push(name);
-                }
+            if let Ok(name) = entry.file_name().into_string()
+                && !name.starts_with(TMP_PREFIX)
+            {
+                names.push(name);
             }
         }
         names.sort();
@@ -623,21 +623,21 @@ impl Zmap for FileMap {
         // is made first, at the new name, pointing at itself, and one
         // atomic exchange puts the directory at the new name and the link
         // at the old.
-        if parent_of(&src) == dst_parent {
-            if let Some(name) = dst.file_name() {
-                let link = Path::new(".").join(name);
-                if std::os::unix::fs::symlink(&link, &dst).is_ok() {
-                    if exchange(&src, &dst).is_ok() {
-                        return Ok(());
-                    }
-                    let _ = fs::remove_file(&dst);
+        if parent_of(&src) == dst_parent
+            && let Some(name) = dst.file_name()
+        {
+            let link = Path::new(".").join(name);
+            if std::os::unix::fs::symlink(&link, &dst).is_ok() {
+                if exchange(&src, &dst).is_ok() {
+                    return Ok(());
                 }
-                // No exchange here (another OS or file system): rename,
-                // then link, with a window a crash can hit.
-                fs::rename(&src, &dst).map_err(io_err)?;
-                let _ = std::os::unix::fs::symlink(&link, &src);
-                return Ok(());
+                let _ = fs::remove_file(&dst);
             }
+            // No exchange here (another OS or file system): rename,
+            // then link, with a window a crash can hit.
+            fs::rename(&src, &dst).map_err(io_err)?;
+            let _ = std::os::unix::fs::symlink(&link, &src);
+            return Ok(());
         }
         fs::rename(&src, &dst).map_err(io_err)?;
         Ok(())
