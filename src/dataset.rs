@@ -10,7 +10,7 @@ use crate::format::{self, Consolidation, ReadOptions, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl, Storage};
-use crate::zmap::{FileMap, S3Map, Zmap, trace};
+use crate::zmap::{FileMap, S3Map, ZipLayout, ZipMap, Zmap, trace};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
@@ -138,6 +138,10 @@ impl Dataset {
         let mut init = |map: &dyn Zmap| format::nczarr::write_new(&mut model, map, &opts, &mut commit);
         let store: Box<dyn Zmap> = match &url.storage {
             Storage::File(root) => trace::wrap(Box::new(FileMap::create_with(root, clobber, |m| init(m))?), "file", 5),
+            Storage::Zip(path) => {
+                let layout = if url.zip_at_root() { ZipLayout::Root } else { ZipLayout::Directory };
+                trace::wrap(Box::new(ZipMap::create_with(path, clobber, layout, |m| init(m))?), "zip", 5)
+            }
             Storage::S3(loc) => {
                 let store = trace::wrap(Box::new(S3Map::create(loc, &url.params, clobber)?), "s3", 6);
                 init(store.as_ref())?;
@@ -171,6 +175,10 @@ impl Dataset {
         match &url.storage {
             Storage::File(root) => {
                 let store = trace::wrap(Box::new(FileMap::open(root)?), "file", 5);
+                Dataset::open_in(path, url, Arc::from(store), mode)
+            }
+            Storage::Zip(archive) => {
+                let store = trace::wrap(Box::new(ZipMap::open(archive)?), "zip", 5);
                 Dataset::open_in(path, url, Arc::from(store), mode)
             }
             Storage::S3(loc) => {
@@ -292,7 +300,7 @@ impl Dataset {
             let opts = self.write_options();
             format::write_dataset(&mut self.model, self.store.as_ref(), &opts, &mut self.commit)?;
         }
-        Ok(())
+        self.store.commit()
     }
 
     pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
@@ -390,6 +398,9 @@ impl Dataset {
         if self.created {
             self.store.destroy()
         } else if self.model.writable {
+            if self.store.discard()? {
+                return Ok(());
+            }
             format::nczarr::undo(self.store.as_ref(), &mut self.commit)
         } else {
             Ok(())

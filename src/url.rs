@@ -34,6 +34,8 @@ use crate::error::{NcError, NcResult};
 pub enum Storage {
     /// A directory tree on the local file system.
     File(PathBuf),
+    /// A zip archive on the local file system (`mode=...,zip`).
+    Zip(PathBuf),
     /// Objects under a key prefix of an S3 bucket.
     S3(S3Location),
     /// Files below a URL of a plain web server, read only (`mode=...,http`).
@@ -102,7 +104,9 @@ impl DatasetUrl {
         }
         let fragment = fragment.join("&");
         Some(match &self.storage {
-            Storage::File(root) => format!("file://{}#{fragment}", escape_path(&root.display().to_string())),
+            Storage::File(root) | Storage::Zip(root) => {
+                format!("file://{}#{fragment}", escape_path(&root.display().to_string()))
+            }
             // netcdf-c's canonical form: path style on the endpoint.
             Storage::Http(loc) => {
                 let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
@@ -126,13 +130,21 @@ impl DatasetUrl {
         self.params.iter().any(|(k, v)| k == "nczarr_layout" && v == "4.9.0")
     }
 
-    /// The directory of a file-storage dataset.
+    /// `zip_layout=root`: a new zip archive holds the keys at its root,
+    /// as zarr-python's `ZipStore` writes, instead of under a top
+    /// directory named after the file, as netcdf-c writes
+    /// (`zip_layout=dir`, the default).
+    pub fn zip_at_root(&self) -> bool {
+        self.params.iter().any(|(k, v)| k == "zip_layout" && v == "root")
+    }
+
+    /// The directory (or zip archive) of a local dataset.
     ///
     /// # Panics
-    /// When the dataset is not on file storage (callers check first).
+    /// When the dataset is not on local storage (callers check first).
     pub fn file_root(&self) -> &Path {
         match &self.storage {
-            Storage::File(p) => p,
+            Storage::File(p) | Storage::Zip(p) => p,
             Storage::S3(_) | Storage::Http(_) => panic!("not a file-storage dataset"),
         }
     }
@@ -215,6 +227,7 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
     }
     let storage = match (storages.first().map(|s| s.as_str()), target) {
         (None | Some("file"), Target::Plain(path) | Target::File(path)) => Storage::File(absolute(&path)?),
+        (Some("zip"), Target::Plain(path) | Target::File(path)) => Storage::Zip(absolute(&path)?),
         (Some("s3" | "gs3"), Target::Remote { scheme, host, path }) => {
             Storage::S3(s3_location(&scheme, &host, &path, env)?)
         }
@@ -222,14 +235,16 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
             Storage::Http(web_location(&scheme, &host, &path)?)
         }
         // A local path cannot be S3 and a remote URL cannot be a file.
-        (Some("s3" | "gs3" | "http"), _) | (Some("file"), Target::Remote { .. }) => {
+        (Some("s3" | "gs3" | "http"), _) | (Some("file" | "zip"), Target::Remote { .. }) => {
             return Err(if is_url { NcError::EURL } else { NcError::EINVAL });
         }
         // Plain web servers (netcdf-c: DAP or byte ranges) are not built.
         (None, Target::Remote { .. }) => return Err(NcError::ENOTBUILT),
-        // The zip driver comes with its own issue.
-        (Some(_), _) => return Err(NcError::ENOTBUILT),
+        (Some(_), _) => return Err(NcError::EINVAL),
     };
+    if params.iter().any(|(k, v)| k == "zip_layout" && v != "root" && v != "dir") {
+        return Err(NcError::EINVAL);
+    }
     Ok(DatasetUrl { storage, mode, params, bare_path: !is_url && fragment.is_none() })
 }
 
@@ -606,7 +621,20 @@ mod tests {
         assert_eq!(parse("file://#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse("file:///a%zz#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse(""), Err(NcError::EINVAL));
-        assert_eq!(parse("file:///a#mode=nczarr,zip"), Err(NcError::ENOTBUILT));
+        assert_eq!(parse("https://h/b/d.zip#mode=nczarr,zip"), Err(NcError::EURL));
+        assert_eq!(parse("file:///d.zip#mode=zarr,zip&zip_layout=flat"), Err(NcError::EINVAL));
+    }
+
+    #[test]
+    fn zip_archives() {
+        let u = parse("file:///tmp/d.zip#mode=nczarr,zip").unwrap();
+        assert_eq!(u.storage, Storage::Zip(PathBuf::from("/tmp/d.zip")));
+        assert!(!u.zip_at_root());
+        assert_eq!(u.display_name().unwrap(), "file:///tmp/d.zip#mode=nczarr,zip");
+        let u = parse("/tmp/d.zip#mode=zarr,zip&zip_layout=root").unwrap();
+        assert_eq!(u.storage, Storage::Zip(PathBuf::from("/tmp/d.zip")));
+        assert!(u.zip_at_root() && u.pure_zarr());
+        assert!(!parse("/tmp/d.zip#mode=xarray,zip&zip_layout=dir").unwrap().zip_at_root());
     }
 
     #[test]

@@ -5,14 +5,17 @@
 mod beneath;
 mod file;
 mod key;
+mod local;
 mod memory;
 mod s3;
 pub mod trace;
+mod zip;
 
 pub use file::FileMap;
 pub use key::{join, validate_key};
 pub use memory::MemoryMap;
 pub use s3::S3Map;
+pub use zip::{ZipLayout, ZipMap};
 
 use crate::error::NcResult;
 
@@ -153,6 +156,21 @@ pub trait Zmap: Send + Sync {
     /// writes after it reach storage after the writes before it).
     fn sync(&self) -> NcResult<()> {
         Ok(())
+    }
+
+    /// Publish everything written so far, at the end of a commit of the
+    /// dataset's metadata (end of define mode, `nc_sync`, `nc_close`).
+    /// Drivers whose writes are visible as they are made need nothing;
+    /// the zip driver writes its new archive here.
+    fn commit(&self) -> NcResult<()> {
+        Ok(())
+    }
+
+    /// `nc_abort` of an opened dataset: forget every change not yet
+    /// published, if the driver can (true); otherwise (false) the caller
+    /// undoes what the dataset wrote.
+    fn discard(&self) -> NcResult<bool> {
+        Ok(false)
     }
 
     /// Remove what writers killed earlier left behind (temporary objects

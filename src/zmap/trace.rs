@@ -194,6 +194,14 @@ impl Zmap for Traced {
         self.traced(format_args!("sync"), || self.inner.sync(), nothing)
     }
 
+    fn commit(&self) -> NcResult<()> {
+        self.traced(format_args!("commit"), || self.inner.commit(), nothing)
+    }
+
+    fn discard(&self) -> NcResult<bool> {
+        self.traced(format_args!("discard"), || self.inner.discard(), nothing)
+    }
+
     fn clean_stray_temps(&self) -> NcResult<()> {
         self.inner.clean_stray_temps()
     }

@@ -1,0 +1,79 @@
+//! What the drivers that write local files share: the names of their
+//! temporary files (and how to tell those a dead process left), and
+//! durability (`fsync`) switched by `NCZARR_RS_FSYNC`.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{NcError, NcResult};
+
+/// Temporary files are named `<TMP_PREFIX><pid>.<n>`; listings skip them.
+pub(super) const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
+
+/// Is durability (fsync at [`Zmap::sync`](super::Zmap::sync)) on? `NCZARR_RS_FSYNC=0` turns
+/// it off. Read when asked rather than cached in a lazy static, which a
+/// `fork` could catch half made (see `gate.rs`).
+pub(super) fn fsync_on() -> bool {
+    std::env::var("NCZARR_RS_FSYNC").map_or(true, |v| v.trim() != "0")
+}
+
+/// The directory holding `path` ("." for a bare name).
+pub(super) fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A fresh temporary name `<dir>/<prefix><pid>.<n>`.
+pub(super) fn temp_name(dir: &Path, prefix: &str) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{prefix}{}.{n}", std::process::id()))
+}
+
+/// The hidden sibling names a store is built under or deleted from:
+/// `.<name>.nczarr-rs-tmp.` (followed by `<pid>.<n>`).
+pub(super) fn sibling_prefix(root: &Path) -> NcResult<String> {
+    let name = root.file_name().and_then(|n| n.to_str()).ok_or(NcError::EINVAL)?;
+    Ok(format!(".{name}{TMP_PREFIX}"))
+}
+
+/// Is the process that made a temporary name `<prefix><pid>.<n>` gone?
+/// Names that do not parse are never claimed.
+pub(super) fn writer_is_dead(rest: &str) -> bool {
+    let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<libc::pid_t>().ok()) else {
+        return false;
+    };
+    if pid <= 0 || pid as u32 == std::process::id() {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Remove a file or a directory tree; a missing one is fine.
+pub(super) fn remove_any(path: &Path) -> std::io::Result<()> {
+    let result = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match result {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// `fdatasync` a file (`fsync` a directory) by path; a path gone since is fine.
+pub(super) fn sync_path(path: &Path, dir: bool) -> std::io::Result<()> {
+    match fs::File::open(path) {
+        Ok(f) if dir => f.sync_all(),
+        Ok(f) => f.sync_data(),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
