@@ -301,7 +301,11 @@ fn split_protocol(s: &str) -> NcResult<Target> {
             let host = authority.to_ascii_lowercase();
             let valid_host =
                 host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'));
-            if !valid_host {
+            // No empty label (`a..b`, `.a`, `a.`): such a host names no
+            // server, and S3 forms would read its labels differently once
+            // rebuilt.
+            let empty_label = !host.starts_with('[') && host_name(&host).split('.').any(str::is_empty);
+            if !valid_host || empty_label {
                 return Err(NcError::EURL);
             }
             Ok(Target::Remote { scheme, host, path: percent_decode(path)? })
@@ -622,6 +626,9 @@ mod tests {
         assert_eq!(parse("file:///a%zz#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse(""), Err(NcError::EINVAL));
         assert_eq!(parse("https://h/b/d.zip#mode=nczarr,zip"), Err(NcError::EURL));
+        for host in ["bkt.s3.s3..s3..example.org:8443", ".h", "h.", "a..b"] {
+            assert_eq!(parse(&format!("https://{host}/x#mode=s3")), Err(NcError::EURL), "{host}");
+        }
         assert_eq!(parse("file:///d.zip#mode=zarr,zip&zip_layout=flat"), Err(NcError::EINVAL));
     }
 
