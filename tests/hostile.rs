@@ -2041,3 +2041,146 @@ fn missing_keys() {
     s.remove(".zgroup");
     expect_open(&s, NC_ENOTNC, "no root .zgroup");
 }
+
+// ----- zip archives ----------------------------------------------------
+
+/// How [`zip_of`] lays a store out in an archive.
+#[derive(Clone, Copy, Debug)]
+enum ZipKind {
+    /// netcdf-c's: a top directory named after the file, directory
+    /// entries, stored.
+    NetcdfC,
+    /// zarr-python's `ZipStore`: keys at the root.
+    Root,
+    /// `zip -r`: the store's directory, its entries deflated.
+    Deflated,
+}
+
+/// The store zipped to `<root>.zip`; its path.
+fn zip_of(s: &Store, kind: ZipKind) -> PathBuf {
+    use zip::write::SimpleFileOptions;
+    let path = s.root.with_extension("zip");
+    let top = format!("{}/", path.file_stem().unwrap().to_string_lossy());
+    let mut keys = Vec::new();
+    let mut pending = vec![s.root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                pending.push(p);
+            } else {
+                keys.push(p.strip_prefix(&s.root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    keys.sort();
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let (prefix, options) = match kind {
+        ZipKind::NetcdfC => {
+            w.add_directory(&top, stored).unwrap();
+            (top, stored)
+        }
+        ZipKind::Root => (String::new(), stored),
+        ZipKind::Deflated => (top, stored.compression_method(zip::CompressionMethod::Deflated)),
+    };
+    for key in keys {
+        w.start_file(format!("{prefix}{key}"), options).unwrap();
+        w.write_all(&s.get(&key)).unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+fn zip_url(path: &std::path::Path) -> String {
+    format!("file://{}#mode=nczarr,zip", path.display())
+}
+
+#[test]
+fn zipped_reference_dataset_reads_in_every_layout() {
+    for kind in KINDS {
+        for zkind in [ZipKind::NetcdfC, ZipKind::Root, ZipKind::Deflated] {
+            let s = dataset(&format!("zipped-{kind:?}-{zkind:?}"), kind);
+            let path = zip_of(&s, zkind);
+            let nc = open_url(&zip_url(&path)).unwrap_or_else(|e| panic!("{kind:?} {zkind:?}: {e}"));
+            check_reference(&nc);
+            assert_eq!(nc.att_text(nc.varid("v"), "units"), Ok("K".to_string()), "{kind:?} {zkind:?}");
+            drop(nc);
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
+
+/// Damaged archives: the open, or the read of the damaged chunk, is a
+/// netCDF error; the caller's buffer keeps its bytes; nothing big is
+/// allocated.
+#[test]
+fn damaged_zip_archives() {
+    let s = dataset("zip-damage", Kind::Current);
+    let path = zip_of(&s, ZipKind::NetcdfC);
+    let good = std::fs::read(&path).unwrap();
+    let url = zip_url(&path);
+    let top = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let with = |bytes: &[u8]| std::fs::write(&path, bytes).unwrap();
+    // Not a zip; cut short.
+    with(b"just some text, not an archive");
+    assert_eq!(open_url(&url).err(), Some(NC_ENOTNC));
+    for cut in [good.len() - 5, good.len() / 2, 10] {
+        with(&good[..cut]);
+        assert_eq!(open_url(&url).err(), Some(NC_ENCZARR), "cut at {cut}");
+    }
+    // A flipped byte in chunk v/1 (3.0, 4.0): the CRC refuses it.
+    let mut flipped = good.clone();
+    let at = flipped.windows(8).position(|w| w == le_floats(&[3.0, 4.0])).unwrap();
+    flipped[at + 1] ^= 0x40;
+    with(&flipped);
+    let nc = open_url(&url).unwrap();
+    assert_eq!(nc.floats("v", &[0], &[2]), Ok(vec![1.0, 2.0]));
+    assert_eq!(nc.floats("v", &[2], &[2]), Err(NC_ENCZARR));
+    drop(nc);
+    // A name escaping the root: `<top>/w/0` becomes `<top>/../` in the
+    // local header and in the central directory.
+    let mut escaping = good.clone();
+    let name = format!("{top}/w/0").into_bytes();
+    let hits: Vec<usize> = (0..escaping.len() - name.len()).filter(|&i| escaping[i..].starts_with(&name)).collect();
+    assert_eq!(hits.len(), 2);
+    for at in hits {
+        escaping[at + name.len() - 3..at + name.len()].copy_from_slice(b"../");
+    }
+    with(&escaping);
+    assert_eq!(open_url(&url).err(), Some(NC_ENCZARR));
+    // A chunk that inflates to far more than its stated 8 bytes.
+    let bomb = {
+        use zip::write::SimpleFileOptions;
+        let bomb_path = scratch("zip-bomb.zip");
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&bomb_path).unwrap());
+        let deflated = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(good.clone())).unwrap();
+        for i in 0..archive.len() {
+            let f = archive.by_index_raw(i).unwrap();
+            if f.name().ok().as_deref() == Some(&format!("{top}/v/1")) {
+                drop(f);
+                w.start_file(format!("{top}/v/1"), deflated).unwrap();
+                w.write_all(&vec![0u8; 64 << 20]).unwrap();
+            } else {
+                w.raw_copy_file(f).unwrap();
+            }
+        }
+        w.finish().unwrap();
+        let mut bytes = std::fs::read(&bomb_path).unwrap();
+        std::fs::remove_file(bomb_path).unwrap();
+        // State 8 bytes in the central directory, as the chunk should be.
+        let cd = zip::ZipArchive::new(std::io::Cursor::new(bytes.clone())).unwrap().central_directory_start() as usize;
+        let name = format!("{top}/v/1").into_bytes();
+        let record = cd + bytes[cd..].windows(name.len()).position(|w| w == name).unwrap() - 46;
+        bytes[record + 24..record + 28].copy_from_slice(&8u32.to_le_bytes());
+        bytes
+    };
+    with(&bomb);
+    let nc = open_url(&url).unwrap();
+    let (read, peak) = peak_alloc(|| nc.floats("v", &[2], &[2]));
+    assert_eq!(read, Err(NC_ENCZARR));
+    assert!(peak < 1 << 20, "inflating a lying chunk allocated {peak} bytes");
+    drop(nc);
+    std::fs::remove_file(&path).unwrap();
+}

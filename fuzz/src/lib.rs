@@ -6,7 +6,8 @@
 //! whole read, a round trip that changes values, ...).
 //!
 //! Everything goes through the library's Rust API (the `netcdf` rlib),
-//! on an in-memory store; no file is touched. The same functions replay
+//! on an in-memory store; no file is touched but the `zip` target's
+//! scratch archive. The same functions replay
 //! the seeds and the regression inputs in the main crate's `cargo test`
 //! (`tests/fuzz_inputs.rs`), which includes this file by path.
 
@@ -15,11 +16,13 @@ mod codecs;
 mod stores;
 mod text;
 mod values;
+mod zips;
 
 pub use codecs::codec;
 pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
+pub use zips::zip;
 
 /// A target: it takes the fuzzer's bytes.
 pub type Target = fn(&[u8]);
@@ -36,6 +39,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("metadata", metadata),
     ("store", store),
     ("rewrite", rewrite),
+    ("zip", zip),
 ];
 
 /// A small deterministic generator, seeded from the input, for choices

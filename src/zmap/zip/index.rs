@@ -15,7 +15,11 @@
 //!   overlap (the overlapping-entries bomb);
 //! * on an entry's first read, its local header: signature, name, method
 //!   and sizes as the central directory says, data inside its place;
-//! * the bytes: inflated to exactly the stated size, and the CRC-32.
+//! * the bytes: inflated to exactly the stated size, and the CRC-32,
+//!   checked whenever an entry is read whole. A part of a stored entry is
+//!   read alone (the point of storing chunks uncompressed) only when the
+//!   entry is bigger than [`VERIFY_WHOLE_UP_TO`] and not yet verified;
+//!   smaller ones are read whole once to check their CRC.
 //!
 //! Duplicate names (zarr-python's `ZipStore` appends a new entry whenever
 //! it rewrites a key) resolve as in Python's `zipfile`: the last wins.
@@ -24,7 +28,7 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use zip::CompressionMethod;
 
@@ -40,6 +44,11 @@ const MAX_DEFLATE_RATIO: u64 = 1032;
 const ZIP64_MARK: u32 = u32::MAX;
 const FLAG_ENCRYPTED: u16 = 0x0001;
 const FLAG_DATA_DESCRIPTOR: u16 = 0x0008;
+/// Stored entries up to this size are read whole (and their CRC checked)
+/// the first time any part of them is read: a few milliseconds at most,
+/// and a flipped bit in a typical chunk is caught. Bigger ones are read by
+/// range alone, unchecked unless read whole.
+pub const VERIFY_WHOLE_UP_TO: u64 = 8 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -69,6 +78,8 @@ pub struct Entry {
     /// (0: not yet; a header takes 30 bytes, so 0 is never an answer). An
     /// atomic rather than a `OnceLock`, which a fork could copy half set.
     data_start: AtomicU64,
+    /// The CRC has been checked (an atomic for the same reason).
+    verified: AtomicBool,
 }
 
 /// The table of contents.
@@ -197,6 +208,7 @@ impl Index {
                 flags,
                 limit: cd_start,
                 data_start: AtomicU64::new(0),
+                verified: AtomicBool::new(false),
             });
         }
         // The crate keeps only the last of duplicate names, so the
@@ -277,19 +289,22 @@ impl Entry {
         if crc32fast::hash(&data) != self.crc32 {
             return Err(NcError::ENCZARR);
         }
+        self.verified.store(true, Ordering::Relaxed);
         Ok(data)
     }
 
     /// Read byte ranges of the entry into buffers: straight from the file
-    /// for a stored entry (no CRC check: the rest is not read), from the
-    /// whole inflated entry otherwise. A range past the end is NC_ENCZARR.
+    /// for a stored entry already verified or too big to read whole (see
+    /// [`VERIFY_WHOLE_UP_TO`]), from the whole entry, checked, otherwise.
+    /// A range past the end is NC_ENCZARR.
     pub fn read_into(&self, file: &File, segments: &mut [(u64, &mut [u8])]) -> NcResult<()> {
         for (offset, dst) in segments.iter() {
             if offset.checked_add(dst.len() as u64).is_none_or(|end| end > self.size) {
                 return Err(NcError::ENCZARR);
             }
         }
-        if self.method == Method::Stored {
+        let by_range = self.verified.load(Ordering::Relaxed) || self.size > VERIFY_WHOLE_UP_TO;
+        if self.method == Method::Stored && by_range {
             let start = self.data_start(file)?;
             for (offset, dst) in segments.iter_mut() {
                 file.read_exact_at(dst, start + *offset).map_err(|_| NcError::ENCZARR)?;
