@@ -43,9 +43,9 @@
 #define NC_HAS_BENCHMARKS    0
 #define NC_HAS_BLOSC         1
 #define NC_HAS_BZ2           1
-#define NC_HAS_S3            0
+#define NC_HAS_S3            1
 #define NC_HAS_S3_AWS        0
-#define NC_HAS_S3_INTERNAL   0
+#define NC_HAS_S3_INTERNAL   1
 #define NC_HAS_HDF5_ROS3     0
 #define NC_HAS_NCZARR        1
 #define NC_HAS_MULTIFILTERS  1

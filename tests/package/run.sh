@@ -154,7 +154,7 @@ check_ncc --has-dap4 no
 check_ncc --has-pnetcdf no
 check_ncc --has-parallel no
 check_ncc --has-parallel4 no
-check_ncc --has-s3 no
+check_ncc --has-s3 yes
 check_ncc --has-szlib no
 check_ncc --has-szip no
 check_ncc --has-zstd yes
