@@ -30,6 +30,8 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 # its module files and nf-config).
 command -v gfortran >/dev/null || need_apt+=(gfortran)
 command -v nf-config >/dev/null || need_apt+=(libnetcdff-dev)
+# The zip tests (tests/zip) zip directory stores with Info-ZIP's zip.
+command -v zip >/dev/null || need_apt+=(zip)
 # make memcheck-test: valgrind memcheck (AddressSanitizer comes with gcc).
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 if [ ${#need_apt[@]} -gt 0 ]; then

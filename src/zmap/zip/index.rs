@@ -15,6 +15,8 @@
 //!   overlap (the overlapping-entries bomb);
 //! * on an entry's first read, its local header: signature, name, method
 //!   and sizes as the central directory says, data inside its place;
+//! * expansion: a deflated entry of more than 64 MiB expanding more than
+//!   100:1 is refused when read (an honest zip bomb);
 //! * the bytes: inflated to exactly the stated size, and the CRC-32,
 //!   checked whenever an entry is read whole. A part of a stored entry is
 //!   read alone (the point of storing chunks uncompressed) only when the
@@ -44,6 +46,12 @@ const MAX_DEFLATE_RATIO: u64 = 1032;
 const ZIP64_MARK: u32 = u32::MAX;
 const FLAG_ENCRYPTED: u16 = 0x0001;
 const FLAG_DATA_DESCRIPTOR: u16 = 0x0008;
+/// A deflated entry that would expand past this size at more than
+/// [`BOMB_RATIO`]:1 is a zip bomb: reading it is NC_ENCZARR, before any
+/// inflating. Real chunks are compressed by their codecs already and
+/// barely deflate further; metadata is small.
+const BOMB_SIZE: u64 = 64 << 20;
+const BOMB_RATIO: u64 = 100;
 /// Stored entries up to this size are read whole (and their CRC checked)
 /// the first time any part of them is read: a few milliseconds at most,
 /// and a flipped bit in a typical chunk is caught. Bigger ones are read by
@@ -278,6 +286,9 @@ impl Entry {
                 let mut data = vec![0u8; self.size as usize];
                 file.read_exact_at(&mut data, start).map_err(|_| NcError::ENCZARR)?;
                 data
+            }
+            Method::Deflated if self.size > BOMB_SIZE && self.size / BOMB_RATIO > self.compressed_size => {
+                return Err(NcError::ENCZARR);
             }
             Method::Deflated => {
                 let mut packed = vec![0u8; self.compressed_size as usize];

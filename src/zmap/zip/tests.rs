@@ -365,6 +365,11 @@ fn hostile_archives() {
             None => assert_eq!(ZipMap::open(&path).unwrap().get("v/0"), Err(NcError::ENCZARR)),
         }
     }
+    // An honest bomb: 65 MiB of zeros in 64 KiB, refused before inflating.
+    let zeros = vec![0u8; 65 << 20];
+    let honest = build(&[raw(".zgroup", b"{}"), Raw { deflate: true, ..raw(".zattrs", &zeros) }]);
+    assert!(open_err(&honest.0).is_none());
+    assert_eq!(ZipMap::open(&path).unwrap().get(".zattrs"), Err(NcError::ENCZARR));
     // A flipped data byte: the CRC catches it.
     let mut flipped = good.0.clone();
     let at = flipped.windows(8).position(|w| w == b"12345678").unwrap();
