@@ -36,13 +36,19 @@
 #define TRUE_OR_FAIL(cond) do { if (!(cond)) FAIL("expected %s", #cond); } while (0)
 
 /* A dataset URL in the working directory (the runner gives each test its
- * own scratch directory). */
+ * own scratch directory): a directory store, or a zip archive when
+ * NCZARR_RS_CTEST_STORAGE=zip (ctests/run.sh runs the tests that only
+ * use the API both ways). */
 static inline const char *test_url(const char *name)
 {
     static char buf[4][512];
     static int next = 0;
     char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "file://%s.zarr#mode=nczarr,file", name);
+    const char *storage = getenv("NCZARR_RS_CTEST_STORAGE");
+    if (storage && strcmp(storage, "zip") == 0)
+        snprintf(b, sizeof buf[0], "file://%s.zip#mode=nczarr,zip", name);
+    else
+        snprintf(b, sizeof buf[0], "file://%s.zarr#mode=nczarr,file", name);
     return b;
 }
 
