@@ -136,7 +136,9 @@ fn under(key: &str, prefix: &str) -> bool {
 
 impl ZipMap {
     /// Open an existing archive; the dataset's place in it is detected.
+    /// A symbolic link is followed: commits replace the file it names.
     pub fn open(path: &Path) -> NcResult<ZipMap> {
+        let path = &std::fs::canonicalize(path).map_err(io_err)?;
         let (base, prefix) = Base::open(path, None)?;
         let dirs = base.index.dirs.iter().filter_map(|d| strip_dir(d, &prefix)).collect();
         let state = State { dirs, base: Arc::new(base), ..State::default() };
@@ -153,6 +155,8 @@ impl ZipMap {
         layout: ZipLayout,
         init: impl FnOnce(&ZipMap) -> NcResult<()>,
     ) -> NcResult<ZipMap> {
+        let resolved = std::fs::canonicalize(path);
+        let path = resolved.as_deref().unwrap_or(path);
         match std::fs::symlink_metadata(path) {
             Ok(_) if !clobber => return Err(NcError::EEXIST),
             Ok(meta) if meta.is_dir() => return Err(NcError::EEXIST),
@@ -202,9 +206,16 @@ impl ZipMap {
 
     /// Every key of the view at or below `prefix`, sorted.
     fn keys_under(state: &State, prefix: &str) -> Vec<String> {
-        let mut keys: BTreeSet<&str> =
-            state.base.by_key.keys().map(String::as_str).filter(|k| under(k, prefix)).collect();
-        for (key, slot) in state.overlay.iter().filter(|(k, _)| under(k, prefix)) {
+        // The keys starting with `prefix` sort together, from `prefix` on;
+        // those at or below it are among them.
+        fn range<'a, V>(map: &'a BTreeMap<String, V>, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a V)> {
+            let starting = map
+                .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+                .take_while(move |(k, _)| k.starts_with(prefix));
+            starting.filter(move |(k, _)| under(k, prefix))
+        }
+        let mut keys: BTreeSet<&str> = range(&state.base.by_key, prefix).map(|(k, _)| k.as_str()).collect();
+        for (key, slot) in range(&state.overlay, prefix) {
             match slot {
                 Slot::Deleted => keys.remove(key.as_str()),
                 _ => keys.insert(key.as_str()),

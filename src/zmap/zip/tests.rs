@@ -182,7 +182,7 @@ fn behaves_like_the_memory_store() {
         f(&mem);
     };
     let same = |zip: &dyn Zmap| {
-        for prefix in ["", "a", "a/b", "c", "z"] {
+        for prefix in ["", "a", "a/b", "a-b", "c", "z"] {
             assert_eq!(zip.list(prefix).unwrap(), mem.list(prefix).unwrap(), "list {prefix}");
         }
         let keys = mem.list_recursive("").unwrap();
@@ -196,6 +196,9 @@ fn behaves_like_the_memory_store() {
         m.put("a/b/0", b"zero").unwrap();
         m.put("a/b/1", b"one").unwrap();
         m.put("a/c", b"c").unwrap();
+        // Siblings that sort among `a`'s keys.
+        m.put("a-b/x", b"ab").unwrap();
+        m.put("a.b", b"a.b").unwrap();
         m.put("top", b"t").unwrap();
     });
     same(&zip);
@@ -413,4 +416,20 @@ fn directories_and_missing_files() {
     assert_eq!(ZipMap::open(&dir).err(), Some(NcError::ENOTNC));
     let _ = std::fs::remove_dir(&dir);
     assert_eq!(ZipMap::open(&scratch("missing.zip")).err(), Some(NcError::ENOOBJECT));
+}
+
+#[test]
+fn a_link_to_an_archive_stays_a_link() {
+    let target = scratch("target.zip");
+    let link = scratch("link.zip");
+    ZipMap::create_with(&target, false, ZipLayout::Root, |m| m.put(".zgroup", b"1")).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let map = ZipMap::open(&link).unwrap();
+    map.put(".zgroup", b"2").unwrap();
+    map.commit().unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(get(&ZipMap::open(&target).unwrap(), ".zgroup").unwrap(), b"2");
+    ZipMap::create_with(&link, true, ZipLayout::Root, |m| m.put(".zgroup", b"3")).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(get(&ZipMap::open(&target).unwrap(), ".zgroup").unwrap(), b"3");
 }
