@@ -32,7 +32,7 @@ use super::key::validate_key;
 use super::local::{parent_of, sibling_prefix, temp_name, writer_is_dead};
 use crate::error::{NcError, NcResult};
 
-pub use layout::{dataset_dir_name, detect_prefix};
+use layout::{dataset_dir_name, detect_prefix};
 
 /// Where a new archive puts its keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
