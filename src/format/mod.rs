@@ -2,11 +2,13 @@
 //! objects (`.zgroup`, `.zarray`, `.zattrs`) and read back.
 
 pub mod attrs;
+pub mod build;
 pub mod dtype;
 pub mod foreign;
 pub mod json;
 pub mod nczarr;
 pub mod read;
+pub mod source;
 
 pub use nczarr::{WriteOptions, write_dataset};
 pub use read::{Consolidation, ReadOptions, ReadResult, read_dataset, read_dataset_with};

@@ -12,19 +12,20 @@
 //! read opens the whole tree), else object by object. Older NCZarr layouts
 //! open read-only, as in netcdf-c.
 
-use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
 use super::attrs::{decode_inferred, decode_number, decode_typed};
+use super::build::{add_dim, add_group, check_stored_name, pure_dims};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
+use super::source::Source;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
-use crate::model::names::{NC_MAX_NAME, check_name};
+use crate::model::names::NC_MAX_NAME;
 use crate::model::quantize::Setting;
-use crate::model::{Attr, Dim, Group, Model, Values, Var};
+use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
 use crate::zmap::{Zmap, join, validate_key};
 
@@ -64,69 +65,6 @@ pub enum Consolidation {
 pub struct ReadOptions {
     pub writable: bool,
     pub consolidation: Consolidation,
-}
-
-/// Where metadata objects are read from.
-struct Source<'a> {
-    store: &'a dyn Zmap,
-    /// The `metadata` map of `.zmetadata`, when present and well formed.
-    consolidated: Option<Map<String, Value>>,
-    /// Objects fetched ahead, many at once (see [`Source::prefetch`]).
-    fetched: RefCell<HashMap<String, Option<Vec<u8>>>>,
-}
-
-impl Source<'_> {
-    fn json(&self, key: &str) -> NcResult<Option<Value>> {
-        if let Some(meta) = &self.consolidated {
-            return Ok(meta.get(key).cloned());
-        }
-        if let Some(fetched) = self.fetched.borrow().get(key) {
-            return fetched.as_deref().map(json::parse).transpose();
-        }
-        match self.store.get(key)? {
-            Some(bytes) => json::parse(&bytes).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Fetch objects that are about to be read, all at once: a remote
-    /// store then has them in flight together instead of one after
-    /// another. Nothing to do when the metadata is consolidated.
-    fn prefetch(&self, mut keys: Vec<String>) -> NcResult<()> {
-        keys.retain(|k| !self.fetched.borrow().contains_key(k));
-        if self.consolidated.is_some() || keys.len() < 2 {
-            return Ok(());
-        }
-        let got = self.store.get_many(&keys)?;
-        self.fetched.borrow_mut().extend(keys.into_iter().zip(got));
-        Ok(())
-    }
-
-    /// A JSON object (an absent one is empty; anything else is malformed).
-    fn object(&self, key: &str) -> NcResult<Map<String, Value>> {
-        match self.json(key)? {
-            None => Ok(Map::new()),
-            Some(Value::Object(m)) => Ok(m),
-            Some(_) => Err(NcError::ENCZARR),
-        }
-    }
-
-    /// Names directly below `prefix` that hold a group or an array.
-    fn children(&self, prefix: &str) -> NcResult<Vec<String>> {
-        let names: Vec<String> = match &self.consolidated {
-            Some(meta) => {
-                let start = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
-                let set: BTreeSet<String> = meta
-                    .keys()
-                    .filter_map(|k| k.strip_prefix(&start))
-                    .filter_map(|rest| rest.split_once('/').map(|(first, _)| first.to_string()))
-                    .collect();
-                set.into_iter().collect()
-            }
-            None => self.store.list(prefix)?,
-        };
-        Ok(names.into_iter().filter(|n| !n.starts_with('.')).collect())
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,14 +242,6 @@ fn check_zarr_format(obj: &Map<String, Value>) -> NcResult<()> {
     }
 }
 
-/// A group, variable or dimension name read from metadata: a valid
-/// netCDF name that is also a single storage key segment (so it cannot
-/// lead outside the dataset: no `/`, `..`, backslash or NUL).
-fn check_stored_name(name: &str) -> NcResult<()> {
-    check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
-    crate::zmap::validate_key(name).map_err(|_| NcError::ENCZARR)
-}
-
 fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
     match v {
         Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
@@ -340,11 +270,6 @@ fn short_name(name: &str) -> NcResult<()> {
 /// `key` or its older spelling.
 fn field<'m>(m: &'m Map<String, Value>, key: &str, alias: &str) -> Option<&'m Value> {
     m.get(key).or_else(|| m.get(alias))
-}
-
-/// The name of an anonymous dimension of a pure Zarr array (netcdf-c 4.9.3+).
-fn anonymous_dim(len: usize) -> String {
-    format!("_Anonymous_Dim_{len}")
 }
 
 impl Reader<'_> {
@@ -452,22 +377,6 @@ impl Reader<'_> {
         Ok((out, fill_error))
     }
 
-    fn add_group(&mut self, parent: usize, name: &str) -> NcResult<usize> {
-        check_stored_name(name)?;
-        let id = self.model.groups.len();
-        self.model.groups.push(Group {
-            name: name.to_string(),
-            parent: Some(parent),
-            children: Vec::new(),
-            dims: Vec::new(),
-            vars: Vec::new(),
-            atts: Vec::new(),
-            stored_path: None,
-        });
-        self.model.groups[parent].children.push(id);
-        Ok(id)
-    }
-
     fn read_group(
         &mut self,
         g: usize,
@@ -489,7 +398,7 @@ impl Reader<'_> {
                             other => (as_usize(other)?, false),
                         };
                         short_name(name)?;
-                        self.add_dim(g, name, len, unlimited)?;
+                        add_dim(&mut self.model, g, name, len, unlimited)?;
                     }
                 }
                 (name_list(field(&info, "arrays", "vars"))?, name_list(info.get("groups"))?)
@@ -507,7 +416,7 @@ impl Reader<'_> {
         self.prefetch_members(&gkey, &arrays, &groups)?;
         self.pending.extend(arrays.into_iter().map(|a| (g, a)));
         for name in groups {
-            let child = self.add_group(g, &name)?;
+            let child = add_group(&mut self.model, g, &name)?;
             let key = self.model.group_key(child);
             let child_attrs = self.src.object(&join(&key, ".zattrs"))?;
             let child_zgroup = self.src.object(&join(&key, ".zgroup"))?;
@@ -562,14 +471,6 @@ impl Reader<'_> {
         Ok((arrays, groups))
     }
 
-    fn add_dim(&mut self, g: usize, name: &str, len: usize, unlimited: bool) -> NcResult<usize> {
-        check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
-        let id = self.model.dims.len();
-        self.model.dims.push(Dim { name: name.to_string(), len, unlimited, group: g });
-        self.model.groups[g].dims.push(id);
-        Ok(id)
-    }
-
     /// The dimensions of an array from its NCZarr references.
     fn referenced_dims(&mut self, refs: &[String], shape: &[usize]) -> NcResult<Vec<usize>> {
         if refs.len() != shape.len() {
@@ -584,36 +485,6 @@ impl Reader<'_> {
             } else if dim.len != len {
                 return Err(NcError::ENCZARR);
             }
-            dimids.push(d);
-        }
-        Ok(dimids)
-    }
-
-    /// Pure Zarr: dimensions named by `_ARRAY_DIMENSIONS` are found in the
-    /// array's group or an ancestor (and defined in the array's group when
-    /// none fits); unnamed ones are the root's `_Anonymous_Dim_<len>`.
-    fn pure_dims(&mut self, g: usize, names: Option<&Vec<String>>, shape: &[usize]) -> NcResult<Vec<usize>> {
-        let named = names.filter(|n| n.len() == shape.len());
-        let mut dimids = Vec::with_capacity(shape.len());
-        for (i, &len) in shape.iter().enumerate() {
-            let (name, home) = match named {
-                Some(n) if check_name(n[i].as_bytes()).is_ok() => (n[i].clone(), g),
-                _ => (anonymous_dim(len), 0),
-            };
-            let found = self.model.find_dim(home, &name).ok().filter(|&d| self.model.dims[d].len == len);
-            let d = match found {
-                Some(d) => d,
-                None if self.model.groups[home].dims.iter().any(|&d| self.model.dims[d].name == name) => {
-                    // Same name, other length, same group: fall back to an
-                    // anonymous dimension rather than fail the open.
-                    let anon = anonymous_dim(len);
-                    match self.model.find_dim(0, &anon) {
-                        Ok(d) => d,
-                        Err(_) => self.add_dim(0, &anon, len, false)?,
-                    }
-                }
-                None => self.add_dim(home, &name, len, false)?,
-            };
             dimids.push(d);
         }
         Ok(dimids)
@@ -680,7 +551,7 @@ impl Reader<'_> {
                 if shape.is_empty() || (scalar_marker && shape == [1]) {
                     (Vec::new(), true)
                 } else {
-                    (self.pure_dims(g, xarray_names.as_ref(), &shape)?, false)
+                    (pure_dims(&mut self.model, g, xarray_names.as_ref(), &shape)?, false)
                 }
             }
         };

@@ -1,0 +1,78 @@
+//! Building the in-memory model from stored metadata: what every reader
+//! (each NCZarr generation, pure Zarr v2 and v3) does alike.
+
+use crate::error::{NcError, NcResult};
+use crate::model::names::check_name;
+use crate::model::{Dim, Group, Model};
+
+/// A group, variable or dimension name read from metadata: a valid
+/// netCDF name that is also a single storage key segment (so it cannot
+/// lead outside the dataset: no `/`, `..`, backslash or NUL).
+pub fn check_stored_name(name: &str) -> NcResult<()> {
+    check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+    crate::zmap::validate_key(name).map_err(|_| NcError::ENCZARR)
+}
+
+/// The name of an anonymous dimension of a pure Zarr array (netcdf-c 4.9.3+).
+pub fn anonymous_dim(len: usize) -> String {
+    format!("_Anonymous_Dim_{len}")
+}
+
+/// A new child group of `parent`, its name checked.
+pub fn add_group(model: &mut Model, parent: usize, name: &str) -> NcResult<usize> {
+    check_stored_name(name)?;
+    let id = model.groups.len();
+    model.groups.push(Group {
+        name: name.to_string(),
+        parent: Some(parent),
+        children: Vec::new(),
+        dims: Vec::new(),
+        vars: Vec::new(),
+        atts: Vec::new(),
+        stored_path: None,
+    });
+    model.groups[parent].children.push(id);
+    Ok(id)
+}
+
+/// A new dimension defined in group `g`, its name checked.
+pub fn add_dim(model: &mut Model, g: usize, name: &str, len: usize, unlimited: bool) -> NcResult<usize> {
+    check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
+    let id = model.dims.len();
+    model.dims.push(Dim { name: name.to_string(), len, unlimited, group: g });
+    model.groups[g].dims.push(id);
+    Ok(id)
+}
+
+/// Pure Zarr: dimensions named by `_ARRAY_DIMENSIONS` (v2) or
+/// `dimension_names` (v3) are found in the array's group or an ancestor
+/// (and defined in the array's group when none fits); unnamed ones (no
+/// names, a list of the wrong length, or a name that is not a netCDF
+/// name, such as v3's `null` given as "") are the root's
+/// `_Anonymous_Dim_<len>`.
+pub fn pure_dims(model: &mut Model, g: usize, names: Option<&Vec<String>>, shape: &[usize]) -> NcResult<Vec<usize>> {
+    let named = names.filter(|n| n.len() == shape.len());
+    let mut dimids = Vec::with_capacity(shape.len());
+    for (i, &len) in shape.iter().enumerate() {
+        let (name, home) = match named {
+            Some(n) if check_name(n[i].as_bytes()).is_ok() => (n[i].clone(), g),
+            _ => (anonymous_dim(len), 0),
+        };
+        let found = model.find_dim(home, &name).ok().filter(|&d| model.dims[d].len == len);
+        let d = match found {
+            Some(d) => d,
+            None if model.groups[home].dims.iter().any(|&d| model.dims[d].name == name) => {
+                // Same name, other length, same group: fall back to an
+                // anonymous dimension rather than fail the open.
+                let anon = anonymous_dim(len);
+                match model.find_dim(0, &anon) {
+                    Ok(d) => d,
+                    Err(_) => add_dim(model, 0, &anon, len, false)?,
+                }
+            }
+            None => add_dim(model, home, &name, len, false)?,
+        };
+        dimids.push(d);
+    }
+    Ok(dimids)
+}
