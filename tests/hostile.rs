@@ -1883,7 +1883,8 @@ fn hostile_urls() {
         (format!("file://{root}#mode=junk"), NC_ENOTBUILT),
         (format!("file://{root}#mode=nczarr,junk"), NC_EINVAL),
         (format!("file://{root}#mode=nczarr,file,s3"), NC_EINVAL),
-        (format!("file://{root}#mode=nczarr,zip"), NC_ENOTBUILT),
+        // A directory is no zip archive.
+        (format!("file://{root}#mode=nczarr,zip"), NC_ENOTNC),
         (format!("file://{root}#mode=nczarr,,,file,,"), NC_NOERR),
         (format!("file://{root}#mode=nczarr&mode=file&&&=&==&mode"), NC_NOERR),
         (format!("file://{root}#mode=nczarr,file#mode=zarr"), NC_EINVAL),
