@@ -613,6 +613,7 @@ impl Reader<'_> {
             dim_separator: read_separator(&zarray)?,
             order_f,
             data_error,
+            v3: None,
             quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);

@@ -31,8 +31,8 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             if layout.swap {
                 swap_bytes(&mut data, layout.elem_size);
             }
-            if layout.order_f {
-                data = transpose(&data, &layout.chunks, layout.elem_size, true);
+            if let Some(perm) = &layout.perm {
+                data = transpose(&data, &layout.chunks, layout.elem_size, perm, true);
             }
             Ok(data)
         }
@@ -41,11 +41,13 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if !layout.order_f && !layout.swap && layout.chain.is_empty() {
+    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() {
         return store.put(&layout.chunk_key(idx), data);
     }
-    let mut bytes =
-        if layout.order_f { transpose(data, &layout.chunks, layout.elem_size, false) } else { data.to_vec() };
+    let mut bytes = match &layout.perm {
+        Some(perm) => transpose(data, &layout.chunks, layout.elem_size, perm, false),
+        None => data.to_vec(),
+    };
     if layout.swap {
         swap_bytes(&mut bytes, layout.elem_size);
     }

@@ -27,9 +27,14 @@ pub struct VarLayout {
     /// One element of fill in native byte order (zeros for NOFILL).
     pub fill: Vec<u8>,
     pub separator: char,
-    /// Chunks are stored in Fortran order (`order: "F"`); in memory they
-    /// are always C order.
-    pub order_f: bool,
+    /// Zarr v3's `default` chunk keys (`c/1/2`; `c` for a scalar).
+    pub v3_keys: bool,
+    pub scalar: bool,
+    /// Stored chunks hold their elements permuted: a chunk of shape
+    /// `chunks[perm[i]]` in C order (v2's `order: "F"` is the reversed
+    /// order; v3's `transpose` codec any). In memory chunks are always C
+    /// order.
+    pub perm: Option<Vec<usize>>,
     /// How NC_STRING elements are encoded.
     pub text: TextEncoding,
     /// The variable's filters (empty: chunks are stored raw).
@@ -89,8 +94,10 @@ impl VarLayout {
             chunks,
             swap: stored_big != native_big && elem_size > 1 && var.xtype != NC_STRING,
             fill,
-            separator: var.dim_separator,
-            order_f: var.order_f && var.dimids.len() > 1,
+            separator: var.v3.as_ref().map_or(var.dim_separator, |v3| v3.separator),
+            v3_keys: var.v3.as_ref().is_some_and(|v3| v3.default_keys),
+            scalar,
+            perm: stored_order(var),
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.
             chain: Arc::new(if var.codecs.is_empty() {
@@ -111,10 +118,18 @@ impl VarLayout {
         self.n_chunk_bytes
     }
 
-    /// The storage key of a chunk: decimal indices joined by the separator.
+    /// The storage key of a chunk: decimal indices joined by the
+    /// separator, after `c` in v3's default encoding (where a scalar's
+    /// chunk is `c` alone).
     pub fn chunk_key(&self, idx: &[usize]) -> String {
         let sep = self.separator.to_string();
-        let name: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
+        let mut name: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
+        if self.v3_keys {
+            if self.scalar {
+                name.clear();
+            }
+            name.insert(0, "c".to_string());
+        }
         join(&self.key, &name.join(&sep))
     }
 
@@ -123,6 +138,18 @@ impl VarLayout {
     pub fn fill_chunk(&self) -> NcResult<Vec<u8>> {
         crate::buffers::repeat(&self.fill, self.chunk_elems())
     }
+}
+
+/// How a variable's stored chunks order their elements, if not in C
+/// order (see [`VarLayout::perm`]); an identity permutation is none.
+fn stored_order(var: &Var) -> Option<Vec<usize>> {
+    let n = var.dimids.len();
+    let perm = match &var.v3 {
+        Some(v3) => v3.transpose.clone()?,
+        None if var.order_f => (0..n).rev().collect(),
+        None => return None,
+    };
+    (perm.iter().enumerate().any(|(i, &p)| i != p)).then_some(perm)
 }
 
 /// The variable as a plugin sees it through the netCDF API.
@@ -138,18 +165,26 @@ fn plugin_view(model: &Model, grp: usize, varid: i32, var: &Var) -> VarInfo {
     }
 }
 
-/// Reorder a chunk's elements between C order and Fortran order.
-/// `to_c`: the input is in Fortran order.
-pub fn transpose(data: &[u8], chunks: &[usize], elem_size: usize, to_c: bool) -> Vec<u8> {
+/// Reorder a chunk's elements between C order and the stored order
+/// `perm` (the stored chunk has shape `chunks[perm[i]]`, in C order).
+/// `to_c`: the input is in stored order. `perm` must be a permutation of
+/// `0..chunks.len()` (checked when the metadata is read).
+pub fn transpose(data: &[u8], chunks: &[usize], elem_size: usize, perm: &[usize], to_c: bool) -> Vec<u8> {
     let nd = chunks.len();
-    let mut f_strides = vec![1usize; nd];
-    for d in 1..nd {
-        f_strides[d] = f_strides[d - 1] * chunks[d - 1];
+    // C-order strides of the stored shape, then each logical dimension's
+    // stride in the stored chunk.
+    let mut stored_strides = vec![1usize; nd];
+    for i in (0..nd.saturating_sub(1)).rev() {
+        stored_strides[i] = stored_strides[i + 1] * chunks[perm[i + 1]];
+    }
+    let mut strides = vec![0usize; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        strides[p] = stored_strides[i];
     }
     let mut out = vec![0u8; data.len()];
     let mut idx = vec![0usize; nd];
     for c_pos in 0..data.len() / elem_size {
-        let f_pos: usize = idx.iter().zip(&f_strides).map(|(i, s)| i * s).sum();
+        let f_pos: usize = idx.iter().zip(&strides).map(|(i, s)| i * s).sum();
         let (from, to) = if to_c { (f_pos, c_pos) } else { (c_pos, f_pos) };
         out[to * elem_size..(to + 1) * elem_size].copy_from_slice(&data[from * elem_size..(from + 1) * elem_size]);
         // Next C-order index.
@@ -207,8 +242,22 @@ mod tests {
     fn fortran_order_round_trip() {
         // A 2x3 chunk 0 1 2 / 3 4 5 in C order is 0 3 1 4 2 5 in F order.
         let c: Vec<u8> = (0..6).collect();
-        let f = transpose(&c, &[2, 3], 1, false);
+        let f = transpose(&c, &[2, 3], 1, &[1, 0], false);
         assert_eq!(f, vec![0, 3, 1, 4, 2, 5]);
-        assert_eq!(transpose(&f, &[2, 3], 1, true), c);
+        assert_eq!(transpose(&f, &[2, 3], 1, &[1, 0], true), c);
+    }
+
+    #[test]
+    fn any_permutation() {
+        // Shape 2x3x4, stored as order [2, 0, 1]: shape 4x2x3, element
+        // (a, b, c) of the array at stored (c, a, b).
+        let c: Vec<u8> = (0..24).collect();
+        let stored = transpose(&c, &[2, 3, 4], 1, &[2, 0, 1], false);
+        for (a, b, k) in [(0, 0, 0), (1, 2, 3), (0, 1, 2), (1, 0, 3)] {
+            assert_eq!(stored[k * 6 + a * 3 + b], c[a * 12 + b * 4 + k]);
+        }
+        assert_eq!(transpose(&stored, &[2, 3, 4], 1, &[2, 0, 1], true), c);
+        // zarr-python's example: [[1,2,3],[4,5,6]] with order [1, 0].
+        assert_eq!(transpose(&[1, 2, 3, 4, 5, 6], &[2, 3], 1, &[1, 0], false), [1, 4, 2, 5, 3, 6]);
     }
 }

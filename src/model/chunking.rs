@@ -109,3 +109,17 @@ mod tests {
         assert_eq!(default_chunks(&[fixed(0)], 4), vec![1]);
     }
 }
+
+/// How a Zarr v3 array's chunks are stored, beyond what v2 arrays say
+/// (data type, byte order, bytes-to-bytes codecs): the keys of its chunks
+/// and the order of elements within one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V3Chunks {
+    /// The `default` chunk key encoding (`c/1/2`, `c` for a scalar); else
+    /// the `v2` one (`1.2`, `0` for a scalar).
+    pub default_keys: bool,
+    pub separator: char,
+    /// The `transpose` codec's order: stored chunks have shape
+    /// `chunk[order[i]]`, in C order.
+    pub transpose: Option<Vec<usize>>,
+}

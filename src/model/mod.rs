@@ -76,6 +76,8 @@ pub struct Var {
     pub order_f: bool,
     /// Why this variable's data cannot be read (an unsupported dtype), if so.
     pub data_error: Option<NcError>,
+    /// A Zarr v3 array: its chunk keys and element order (`None` for v2).
+    pub v3: Option<chunking::V3Chunks>,
     /// Quantization applied to values as they are written (float and
     /// double only); recorded in storage as an attribute.
     pub quantize: quantize::Setting,
@@ -355,6 +357,7 @@ impl Model {
             dim_separator: '.',
             order_f: false,
             data_error: None,
+            v3: None,
             quantize: quantize::Setting::Off,
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);
