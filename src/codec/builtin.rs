@@ -25,6 +25,15 @@ pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
         Some("bz2") => Box::new(Bz2 { level: level("level", 9).clamp(1, 9) as u32 }),
         Some("zstd") => Box::new(Zstd { level: level("level", 3) as i32 }),
         Some("lz4") => Box::new(Lz4),
+        // numcodecs' CRC32C (checksum last unless `location` says start,
+        // as numcodecs 0.16 writes it); Zarr v3's `crc32c` is the same.
+        Some("crc32c") => Box::new(Crc32c {
+            at_end: match codec.get("location").and_then(Value::as_str) {
+                Some("start") => false,
+                None | Some("end") => true,
+                Some(_) => return Err(NcError::EFILTER),
+            },
+        }),
         Some("blosc") => Box::new(super::blosc::Blosc {
             cname: codec.get("cname").and_then(Value::as_str).unwrap_or("lz4").to_string(),
             clevel: level("clevel", 5) as i32,
@@ -223,5 +232,62 @@ mod tests {
     fn shuffle_layout() {
         let s = build(&json!({"id": "shuffle", "elementsize": 0}), 2).unwrap();
         assert_eq!(s.encode(&[1, 2, 3, 4, 5]).unwrap(), vec![1, 3, 2, 4, 5]);
+    }
+}
+
+/// A CRC-32C of the data, 4 bytes little-endian, before or after it;
+/// decoding checks and removes it (a mismatch is NC_EFILTER).
+struct Crc32c {
+    at_end: bool,
+}
+
+impl Codec for Crc32c {
+    fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
+        let sum = crc32c::crc32c(data).to_le_bytes();
+        let mut out = Vec::with_capacity(data.len() + 4);
+        if self.at_end {
+            out.extend_from_slice(data);
+            out.extend_from_slice(&sum);
+        } else {
+            out.extend_from_slice(&sum);
+            out.extend_from_slice(data);
+        }
+        Ok(out)
+    }
+
+    fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        if data.len() < 4 || data.len() - 4 > max_len {
+            return Err(NcError::EFILTER);
+        }
+        let (body, sum) = if self.at_end { data.split_at(data.len() - 4) } else { (&data[4..], &data[..4]) };
+        if crc32c::crc32c(body).to_le_bytes() != sum {
+            return Err(NcError::EFILTER);
+        }
+        Ok(body.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod crc_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn crc32c_either_end() {
+        // numcodecs 0.16.6: CRC32C().encode(b"123456789") ends 839206e3.
+        let end = build(&json!({"id": "crc32c"}), 1).unwrap();
+        let start = build(&json!({"id": "crc32c", "location": "start"}), 1).unwrap();
+        // CRC-32C("123456789") = 0xE3069283 (the standard check value).
+        let encoded = end.encode(b"123456789").unwrap();
+        assert_eq!(&encoded[9..], &0xE306_9283u32.to_le_bytes());
+        assert_eq!(end.decode(&encoded, 9).unwrap(), b"123456789");
+        let first = start.encode(b"123456789").unwrap();
+        assert_eq!(&first[..4], &0xE306_9283u32.to_le_bytes());
+        assert_eq!(start.decode(&first, 9).unwrap(), b"123456789");
+        let mut bad = encoded.clone();
+        bad[0] ^= 1;
+        assert_eq!(end.decode(&bad, 9), Err(NcError::EFILTER));
+        assert_eq!(end.decode(b"abc", 9), Err(NcError::EFILTER));
+        assert!(build(&json!({"id": "crc32c", "location": "middle"}), 1).is_err());
     }
 }
