@@ -59,7 +59,8 @@ def read_store(path):
 
 
 def is_metadata(key):
-    return key.rsplit("/", 1)[-1].startswith(".")
+    name = key.rsplit("/", 1)[-1]
+    return name.startswith(".") or name == "zarr.json"
 
 
 class Seeds:
@@ -439,12 +440,125 @@ def zarr_python_stores(tmp, seeds):
     ds.to_zarr(path, zarr_format=2, consolidated=True, mode="w")
     add_store(seeds, "xarray", path)
 
+    v3_stores(tmp, seeds)
+
     if ZARR2_PYTHON.exists():
         path = tmp / "zarr2"
         subprocess.run([str(ZARR2_PYTHON), "-c", ZARR2_SCRIPT, str(path)], check=True)
         add_store(seeds, "zarr2", path)
     else:
         print(f"no {ZARR2_PYTHON}: zarr-python 2 seeds left out", file=sys.stderr)
+
+
+def v3_stores(tmp, seeds):
+    """Zarr v3 as zarr-python 3 writes it: every core codec, both chunk key
+    encodings, transpose, sharding, strings, groups, consolidated or not."""
+    import warnings
+
+    import numpy as np
+    import zarr
+    from zarr.codecs import BloscCodec, Crc32cCodec, GzipCodec, TransposeCodec, ZstdCodec
+
+    warnings.simplefilter("ignore")
+    for consolidated in (True, False):
+        name = "zarr3-v3" + ("" if consolidated else "-noconsolidated")
+        path = tmp / name
+        g = zarr.open_group(path, mode="w")
+        g.attrs.update({"title": "v3", "nan": float("nan"), "big": 2**63 - 1, "list": [1, 2.5]})
+        a = g.create_array("t", shape=(5, 4), chunks=(2, 3), dtype="int32", dimension_names=["y", "x"], fill_value=-1)
+        a[:] = np.arange(20).reshape(5, 4)
+        b = g.create_array("f", shape=(4,), chunks=(3,), dtype=">f8", dimension_names=["x"], fill_value="NaN")
+        b[:] = [1.5, 2.5, np.nan, -4]
+        s = g.create_group("sub")
+        c = s.create_array("u", shape=(3,), chunks=(2,), dtype="uint16", compressors=[GzipCodec(level=5)],
+                           dimension_names=[None])
+        c[:2] = [7, 8]
+        e = g.create_array("sc", shape=(), dtype="float32", fill_value=3.5)
+        e[()] = 9.25
+        w = g.create_array("w", shape=(3,), chunks=(3,), dtype="<U4", dimension_names=["x3"])
+        w[:] = ["ab", "cd\u00e9", ""]
+        bl = g.create_array("bl", shape=(6,), chunks=(4,), dtype="float32",
+                            compressors=[BloscCodec(cname="lz4", shuffle="bitshuffle")], dimension_names=["n"])
+        bl[:] = np.arange(6) / 2
+        crc = g.create_array("crc", shape=(6,), chunks=(4,), dtype="int64",
+                             compressors=[ZstdCodec(level=3, checksum=True), Crc32cCodec()], dimension_names=["n"])
+        crc[:] = np.arange(6) * -3
+        sh = g.create_array("sh", shape=(8,), chunks=(2,), shards=(4,), dtype="int32", dimension_names=["m"])
+        sh[:] = np.arange(8)
+        st = g.create_array("s", shape=(3,), dtype=str, dimension_names=["k"])
+        st[:] = ["a", "bb", "ccc"]
+        k2 = g.create_array("k2", shape=(2, 3), chunks=(1, 2), dtype="uint8",
+                            chunk_key_encoding={"name": "v2", "separator": "."}, dimension_names=["p", "q"])
+        k2[:] = [[1, 2, 3], [4, 5, 6]]
+        tp = g.create_array("tp", shape=(2, 3), chunks=(2, 3), dtype="int16", filters=[TransposeCodec(order=[1, 0])],
+                            dimension_names=["p", "q3"])
+        tp[:] = [[1, 2, 3], [4, 5, 6]]
+        if consolidated:
+            zarr.consolidate_metadata(path)
+        add_store(seeds, name, path)
+
+
+def zip_seeds(tmp, seeds):
+    """Zip archives (the zip target): both layouts we write, a zarr-python
+    ZipStore with the duplicates its rewrites leave, deflated entries with
+    data descriptors beside junk, and a small zip64 archive."""
+    import io
+    import warnings
+    import zipfile
+
+    import numpy as np
+    import zarr
+
+    warnings.simplefilter("ignore")
+    cdl = tmp / "tiny.cdl"
+    cdl.write_text('netcdf tiny {\ndimensions: x = 4 ;\nvariables: int v(x) ; v:units = "m" ;\n'
+                   'data: v = 1, 2, 3, 4 ;\n}\n')
+    env = dict(os.environ, LD_LIBRARY_PATH=str(LIB))
+    for name, frag in [("netcdf_c_layout", "mode=nczarr,zip"), ("root_layout", "mode=zarr,zip&zip_layout=root")]:
+        out = tmp / f"{name}.zip"
+        subprocess.run(["ncgen", "-k", "nc4", "-o", f"file://{out}#{frag}", str(cdl)], check=True, env=env)
+        seeds.add("zip", name, out.read_bytes())
+    path = tmp / "zp.zip"
+    store = zarr.storage.ZipStore(path, mode="w")
+    g = zarr.open_group(store, mode="w", zarr_format=2)
+    a = g.create_array("v", shape=(4,), chunks=(2,), dtype="i4", compressors=None)
+    a[:] = np.arange(4)
+    store.close()
+    store = zarr.storage.ZipStore(path, mode="a")
+    zarr.open_group(store, mode="a", zarr_format=2)["v"][0:2] = [7, 7]
+    store.close()
+    seeds.add("zip", "zarr_python_duplicates", path.read_bytes())
+
+    class Unseekable(io.RawIOBase):
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += b
+            return len(b)
+
+    stream = Unseekable()
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("d.zarr/.zgroup", b'{"zarr_format":2}')
+        z.writestr("d.zarr/v/.zarray", b'{"zarr_format":2,"shape":[4],"chunks":[4],"dtype":"<i2","compressor":null,'
+                                       b'"fill_value":0,"order":"C","filters":null}')
+        z.writestr("d.zarr/v/0", bytes(range(8)) * 4)
+        z.writestr("__MACOSX/._x", b"junk")
+    seeds.add("zip", "descriptors_deflated", bytes(stream.data))
+    saved = zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT
+    zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = 100, 3
+    try:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for k, v in [(".zgroup", b'{"zarr_format":2}'), ("v/.zarray", b"x" * 200), ("v/0", b"1" * 8),
+                         ("v/1", b"2" * 8)]:
+                z.writestr(zipfile.ZipInfo(k, (2024, 1, 1, 0, 0, 0)), v)
+        seeds.add("zip", "zip64_small", buf.getvalue())
+    finally:
+        zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = saved
 
 
 ZARR2_SCRIPT = """
@@ -604,6 +718,7 @@ def main():
         debian_and_our_stores(tmp, seeds)
         legacy_stores(seeds)
         zarr_python_stores(tmp, seeds)
+        zip_seeds(tmp, seeds)
     codec_seeds(seeds)
     text_seeds(seeds)
     seeds.write()

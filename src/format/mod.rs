@@ -9,6 +9,7 @@ pub mod json;
 pub mod nczarr;
 pub mod read;
 pub mod source;
+pub mod v3;
 
 pub use nczarr::{WriteOptions, write_dataset};
 pub use read::{Consolidation, ReadOptions, ReadResult, read_dataset, read_dataset_with};

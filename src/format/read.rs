@@ -192,7 +192,9 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         }
         Some(_) => return Err(NcError::ENCZARR),
         None if v1_superblock()? => (Map::new(), src.object(".zattrs")?, true),
-        None => return Err(NcError::ENOTNC),
+        // No v2 root: Zarr v3, or not a dataset. (Probed last, so that v2
+        // opens make no extra request.)
+        None => return super::v3::read_dataset(store, opts),
     };
     check_zarr_format(&zgroup)?;
     let layout = if root_attrs.contains_key("_nczarr_superblock") {

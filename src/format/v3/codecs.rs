@@ -1,0 +1,197 @@
+//! A Zarr v3 `codecs` list (ZARR_V3.md §1.7, §2) in the engine's terms:
+//! an element order (`transpose`), the array-to-bytes serializer (`bytes`
+//! with its byte order), and the codecs after it as the numcodecs-style
+//! JSON objects our codec chain already runs (`gzip`, `zstd`, `blosc`,
+//! `crc32c`, and every `numcodecs.<id>`).
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{NcError, NcResult};
+
+/// What the list says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct V3Codecs {
+    /// The `transpose` codec's order, checked to be a permutation.
+    pub transpose: Option<Vec<usize>>,
+    /// `bytes`' `endian`: `Some(true)` big, `Some(false)` little, `None`
+    /// not given (one-byte types).
+    pub big_endian: Option<bool>,
+    /// Codecs run on the serialized bytes (array-to-array numcodecs
+    /// filters first), as numcodecs JSON (`{"id": ..., ...}`).
+    pub chain: Vec<Value>,
+    /// Why the data cannot be read: a serializer not read yet (sharding,
+    /// variable-length strings) or one we do not know (NC_ENOFILTER).
+    pub unsupported: Option<NcError>,
+}
+
+fn name_and_config(codec: &Value) -> NcResult<(&str, Map<String, Value>)> {
+    match codec {
+        Value::String(name) => Ok((name, Map::new())),
+        Value::Object(o) => {
+            let name = o.get("name").and_then(Value::as_str).ok_or(NcError::ENCZARR)?;
+            let config = match o.get("configuration") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(c)) => c.clone(),
+                Some(_) => return Err(NcError::ENCZARR),
+            };
+            Ok((name, config))
+        }
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
+/// A bytes-to-bytes (or numcodecs array-to-array) codec as numcodecs JSON.
+fn as_numcodecs(name: &str, config: Map<String, Value>) -> NcResult<Value> {
+    let mut out = Map::new();
+    let id = match name {
+        "gzip" | "zstd" | "crc32c" => name.to_string(),
+        "blosc" => {
+            let mut config = config;
+            // v3 names the shuffle; numcodecs numbers it.
+            let shuffle = match config.get("shuffle") {
+                None => 1,
+                Some(Value::String(s)) => match s.as_str() {
+                    "noshuffle" => 0,
+                    "shuffle" => 1,
+                    "bitshuffle" => 2,
+                    _ => return Err(NcError::ENCZARR),
+                },
+                Some(Value::Number(n)) => n.as_i64().ok_or(NcError::ENCZARR)?,
+                Some(_) => return Err(NcError::ENCZARR),
+            };
+            config.insert("shuffle".into(), json!(shuffle));
+            out.insert("id".into(), json!("blosc"));
+            out.extend(config);
+            return Ok(Value::Object(out));
+        }
+        other => match other.strip_prefix("numcodecs.") {
+            Some(id) => id.to_string(),
+            // Unknown: the chain says NC_ENOFILTER when data is touched.
+            None => format!("zarr3.{other}"),
+        },
+    };
+    out.insert("id".into(), Value::String(id));
+    // zstd's `checksum` is in the frame; our decoder checks it itself.
+    out.extend(config.into_iter().filter(|(k, _)| !(name == "zstd" && k == "checksum")));
+    Ok(Value::Object(out))
+}
+
+/// Parse a `codecs` list for an array of `rank` dimensions.
+pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
+    let list = codecs.as_array().filter(|l| !l.is_empty()).ok_or(NcError::ENCZARR)?;
+    let mut out = V3Codecs { transpose: None, big_endian: None, chain: Vec::new(), unsupported: None };
+    let mut serialized = false;
+    for codec in list {
+        let (name, config) = name_and_config(codec)?;
+        match (name, serialized) {
+            ("transpose", false) => {
+                let order: Vec<usize> = config
+                    .get("order")
+                    .and_then(Value::as_array)
+                    .ok_or(NcError::ENCZARR)?
+                    .iter()
+                    .map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR))
+                    .collect::<NcResult<_>>()?;
+                let mut seen = vec![false; rank];
+                let permutation =
+                    order.len() == rank && order.iter().all(|&i| i < rank && !std::mem::replace(&mut seen[i], true));
+                if !permutation || out.transpose.is_some() {
+                    return Err(NcError::ENCZARR);
+                }
+                out.transpose = Some(order);
+            }
+            ("bytes" | "endian", false) => {
+                out.big_endian = match config.get("endian").and_then(Value::as_str) {
+                    None => None,
+                    Some("little") => Some(false),
+                    Some("big") => Some(true),
+                    Some(_) => return Err(NcError::ENCZARR),
+                };
+                serialized = true;
+            }
+            ("sharding_indexed" | "vlen-utf8" | "vlen-bytes", false) => {
+                out.unsupported = Some(NcError::ENOFILTER);
+                serialized = true;
+            }
+            ("transpose" | "bytes" | "endian" | "sharding_indexed" | "vlen-utf8" | "vlen-bytes", true) => {
+                // A second serializer, or an array codec after one.
+                return Err(NcError::ENCZARR);
+            }
+            (other, _) => out.chain.push(as_numcodecs(other, config)?),
+        }
+    }
+    if !serialized {
+        return Err(NcError::ENCZARR);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zarr_python_defaults() {
+        let c = parse(
+            &json!([{"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "zstd", "configuration": {"level": 0, "checksum": false}}]),
+            2,
+        )
+        .unwrap();
+        assert_eq!(c.big_endian, Some(false));
+        assert_eq!(c.chain, vec![json!({"id": "zstd", "level": 0})]);
+        assert_eq!(c.transpose, None);
+        let one_byte = parse(&json!([{"name": "bytes"}]), 1).unwrap();
+        assert_eq!((one_byte.big_endian, one_byte.chain.len()), (None, 0));
+    }
+
+    #[test]
+    fn every_codec_kind() {
+        let c = parse(
+            &json!([{"name": "transpose", "configuration": {"order": [1, 0]}},
+                    {"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}},
+                    {"name": "bytes", "configuration": {"endian": "big"}},
+                    {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "bitshuffle",
+                                                         "typesize": 4, "blocksize": 0}},
+                    {"name": "gzip", "configuration": {"level": 5}},
+                    {"name": "crc32c"},
+                    {"name": "numcodecs.fletcher32"}]),
+            2,
+        )
+        .unwrap();
+        assert_eq!(c.transpose, Some(vec![1, 0]));
+        assert_eq!(c.big_endian, Some(true));
+        assert_eq!(
+            c.chain,
+            vec![
+                json!({"id": "delta", "dtype": "<i4"}),
+                json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 2, "typesize": 4, "blocksize": 0}),
+                json!({"id": "gzip", "level": 5}),
+                json!({"id": "crc32c"}),
+                json!({"id": "fletcher32"}),
+            ]
+        );
+        let unknown = parse(&json!([{"name": "bytes"}, {"name": "mystery"}]), 1).unwrap();
+        assert_eq!(unknown.chain, vec![json!({"id": "zarr3.mystery"})]);
+        let sharded = parse(&json!([{"name": "sharding_indexed", "configuration": {}}]), 1).unwrap();
+        assert_eq!(sharded.unsupported, Some(NcError::ENOFILTER));
+    }
+
+    #[test]
+    fn malformed_lists() {
+        for bad in [
+            json!([]),
+            json!({}),
+            json!([{"name": "zstd"}]),
+            json!([{"name": "bytes"}, {"name": "bytes"}]),
+            json!([{"name": "bytes"}, {"name": "transpose", "configuration": {"order": [0]}}]),
+            json!([{"name": "transpose", "configuration": {"order": [0, 0]}}, {"name": "bytes"}]),
+            json!([{"name": "transpose", "configuration": {"order": [2, 0]}}, {"name": "bytes"}]),
+            json!([{"name": "bytes", "configuration": {"endian": "middle"}}]),
+            json!([{"configuration": {}}]),
+            json!([3]),
+        ] {
+            assert_eq!(parse(&bad, 2), Err(NcError::ENCZARR), "{bad}");
+        }
+    }
+}

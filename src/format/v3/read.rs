@@ -1,0 +1,331 @@
+//! Reading a Zarr v3 hierarchy (every node a `zarr.json`) into the model,
+//! as zarr-python 3 and xarray write it: groups by listing or from the
+//! root's inline consolidated metadata, dimensions from
+//! `dimension_names` (or `_ARRAY_DIMENSIONS`, which `zarr migrate v3`
+//! keeps), attributes inline.
+//!
+//! v3 datasets open read-only until writing v3 lands.
+
+use serde_json::{Map, Value};
+
+use super::codecs::{self, V3Codecs};
+use super::dtype::{self, FixedText, V3Type};
+use super::fill;
+use crate::error::{NcError, NcResult};
+use crate::format::attrs::{decode_inferred, decode_typed};
+use crate::format::build::{add_group, check_stored_name, pure_dims};
+use crate::format::dtype::dtype_for;
+use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
+use crate::format::source::Source;
+use crate::model::attrs::FILL_VALUE;
+use crate::model::chunking::V3Chunks;
+use crate::model::names::NC_MAX_NAME;
+use crate::model::quantize::Setting;
+use crate::model::{Attr, Model, Values, Var};
+use crate::types::*;
+use crate::zmap::{Zmap, join};
+
+/// The document of every node.
+pub const ZARR_JSON: &str = "zarr.json";
+
+/// Keys an array document may hold; anything else must be an object
+/// saying `"must_understand": false`.
+const ARRAY_KEYS: &[&str] = &[
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "dimension_names",
+    "storage_transformers",
+];
+
+/// Attributes that are metadata of other writers, never shown.
+fn is_reserved(name: &str) -> bool {
+    name == "_ARRAY_DIMENSIONS" || name == "_NCProperties" || name.starts_with("_nczarr_")
+}
+
+fn object(v: Option<&Value>) -> NcResult<Map<String, Value>> {
+    match v {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
+    v.and_then(Value::as_array)
+        .ok_or(NcError::ENCZARR)?
+        .iter()
+        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR))
+        .collect()
+}
+
+/// A document of the right format: zarr_format 3 and the node type.
+fn node_type(doc: &Map<String, Value>) -> NcResult<&str> {
+    if doc.get("zarr_format").and_then(Value::as_u64) != Some(3) {
+        return Err(NcError::ENCZARR);
+    }
+    doc.get("node_type").and_then(Value::as_str).ok_or(NcError::ENCZARR)
+}
+
+/// The root's inline consolidated metadata as a key → document map
+/// (`g/a/zarr.json` → the array's document, `zarr.json` → the root).
+fn consolidated(root: &Map<String, Value>) -> NcResult<Option<Map<String, Value>>> {
+    let Some(meta) = root.get("consolidated_metadata") else { return Ok(None) };
+    let meta = match meta {
+        Value::Null => return Ok(None),
+        Value::Object(m) => m,
+        _ => return Err(NcError::ENCZARR),
+    };
+    if meta.get("kind").and_then(Value::as_str) != Some("inline") {
+        return Ok(None);
+    }
+    let mut out = Map::new();
+    for (path, doc) in object(meta.get("metadata"))? {
+        if path.is_empty() || path.starts_with('/') {
+            return Err(NcError::ENCZARR);
+        }
+        out.insert(join(&path, ZARR_JSON), doc);
+    }
+    let mut root = root.clone();
+    root.remove("consolidated_metadata");
+    out.insert(ZARR_JSON.to_string(), Value::Object(root));
+    Ok(Some(out))
+}
+
+pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult> {
+    let root = match store.get(ZARR_JSON)? {
+        Some(bytes) => match crate::format::json::parse(&bytes)? {
+            Value::Object(m) => m,
+            _ => return Err(NcError::ENCZARR),
+        },
+        None => return Err(NcError::ENOTNC),
+    };
+    if node_type(&root)? != "group" {
+        // A root array has no place in netCDF's model (a dataset is a
+        // group).
+        return Err(NcError::ENOTNC);
+    }
+    let consolidated = if opts.consolidation == Consolidation::Ignore { None } else { consolidated(&root)? };
+    let attrs = object(root.get("attributes"))?;
+    let ncproperties = attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
+    let src = Source { store, consolidated, fetched: Default::default() };
+    let mut reader = Reader { src, model: Model::new(false), pending: Vec::new() };
+    reader.read_group(0, &root, 0)?;
+    for (g, name, doc) in std::mem::take(&mut reader.pending) {
+        reader.read_var(g, &name, &doc)?;
+    }
+    let mut model = reader.model;
+    for g in 0..model.groups.len() {
+        model.groups[g].stored_path = Some(model.group_key(g));
+    }
+    Ok(ReadResult { model, ncproperties, legacy: true })
+}
+
+struct Reader<'a> {
+    src: Source<'a>,
+    model: Model,
+    /// Arrays to read once every group (and so every dimension) is known.
+    pending: Vec<(usize, String, Map<String, Value>)>,
+}
+
+impl Reader<'_> {
+    fn user_attrs(&self, attrs: &Map<String, Value>) -> NcResult<Vec<Attr>> {
+        let mut out = Vec::new();
+        for (name, value) in attrs {
+            if is_reserved(name) {
+                continue;
+            }
+            if name.len() > NC_MAX_NAME || name.contains('\0') {
+                return Err(NcError::ENCZARR);
+            }
+            out.push(Attr { name: name.clone(), values: decode_inferred(value)? });
+        }
+        Ok(out)
+    }
+
+    fn read_group(&mut self, g: usize, doc: &Map<String, Value>, depth: usize) -> NcResult<()> {
+        let gkey = self.model.group_key(g);
+        self.model.groups[g].atts = self.user_attrs(&object(doc.get("attributes"))?)?;
+        let names: Vec<String> =
+            self.src.children(&gkey)?.into_iter().filter(|n| n != ZARR_JSON && !n.starts_with("__")).collect();
+        // Each child's document, all fetched at once.
+        let valid: Vec<&String> = names.iter().filter(|n| check_stored_name(n).is_ok()).collect();
+        self.src.prefetch(valid.iter().map(|n| join(&join(&gkey, n), ZARR_JSON)).collect())?;
+        let mut groups = Vec::new();
+        for name in valid {
+            // A name with no document is no node (implicit groups were
+            // removed from the spec; zarr-python does not list them).
+            let Some(child) = self.src.json(&join(&join(&gkey, name), ZARR_JSON))? else { continue };
+            let Value::Object(child) = child else { return Err(NcError::ENCZARR) };
+            match node_type(&child)? {
+                "group" => groups.push((name.clone(), child)),
+                "array" => self.pending.push((g, name.clone(), child)),
+                _ => return Err(NcError::ENCZARR),
+            }
+        }
+        if !groups.is_empty() && depth >= MAX_GROUP_DEPTH {
+            return Err(NcError::ENCZARR);
+        }
+        for (name, child) in groups {
+            let id = add_group(&mut self.model, g, &name)?;
+            self.read_group(id, &child, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn read_var(&mut self, g: usize, name: &str, doc: &Map<String, Value>) -> NcResult<()> {
+        check_stored_name(name)?;
+        let vkey = join(&self.model.group_key(g), name);
+        let shape = usize_list(doc.get("shape"))?;
+        if shape.len() > crate::model::NC_MAX_VAR_DIMS {
+            return Err(NcError::EMAXDIMS);
+        }
+        let scalar = shape.is_empty();
+        let mut data_error = None;
+        // An unknown extension the reader must understand: the array is
+        // listed, its data refused.
+        let unknown = doc.iter().any(|(k, v)| {
+            !ARRAY_KEYS.contains(&k.as_str()) && v.get("must_understand").and_then(Value::as_bool) != Some(false)
+        });
+        if unknown || doc.get("storage_transformers").and_then(Value::as_array).is_some_and(|t| !t.is_empty()) {
+            data_error = Some(NcError::ENOFILTER);
+        }
+        let ty = match dtype::parse(doc.get("data_type").ok_or(NcError::ENCZARR)?) {
+            Ok(t) => t,
+            Err(NcError::EBADTYPE) => {
+                data_error = Some(NcError::EBADTYPE);
+                V3Type { xtype: NC_UBYTE, size: 1, text: None, bool: false }
+            }
+            Err(e) => return Err(e),
+        };
+        let chunks = chunk_shape(doc.get("chunk_grid"), shape.len())?;
+        let (default_keys, separator) = chunk_keys(doc.get("chunk_key_encoding"))?;
+        let codecs = codecs::parse(doc.get("codecs").ok_or(NcError::ENCZARR)?, shape.len())?;
+        data_error = data_error.or(codecs.unsupported);
+        let fill = match fill::decode(doc.get("fill_value").ok_or(NcError::ENCZARR)?, &ty) {
+            Ok(f) => f,
+            Err(_) if data_error.is_some() => Some(Values::default_fill(ty.xtype)?),
+            Err(e) => {
+                data_error = Some(e);
+                Some(Values::default_fill(ty.xtype)?)
+            }
+        };
+        let attrs = object(doc.get("attributes"))?;
+        let names = match doc.get("dimension_names") {
+            None | Some(Value::Null) => match attrs.get("_ARRAY_DIMENSIONS") {
+                Some(Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
+                _ => None,
+            },
+            // `null` entries are unnamed: "" is no netCDF name, so anonymous.
+            Some(Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
+            Some(_) => return Err(NcError::ENCZARR),
+        };
+        let dimids = if scalar { Vec::new() } else { pure_dims(&mut self.model, g, names.as_ref(), &shape)? };
+        let mut atts = self.user_attrs(&attrs)?;
+        // xarray keeps the CF fill value as an attribute (a float as the
+        // base64 of its little-endian f64): decode it to the variable's
+        // type. Otherwise show the fill value as netcdf-c shows a pure
+        // Zarr one.
+        match atts.iter().position(|a| a.name == FILL_VALUE) {
+            Some(i) => match cf_fill_value(&attrs[FILL_VALUE], ty.xtype) {
+                Ok(v) => atts[i].values = v,
+                Err(_) => {
+                    atts.remove(i);
+                }
+            },
+            None => {
+                if let Some(f) = fill.clone().filter(|_| data_error.is_none()) {
+                    atts.push(Attr { name: FILL_VALUE.to_string(), values: f });
+                }
+            }
+        }
+        let endianness = match codecs.big_endian {
+            Some(true) => NC_ENDIAN_BIG,
+            Some(false) => NC_ENDIAN_LITTLE,
+            None => NC_ENDIAN_NATIVE,
+        };
+        let V3Codecs { transpose, chain, .. } = codecs;
+        let var = Var {
+            name: name.to_string(),
+            xtype: ty.xtype,
+            dimids,
+            atts,
+            chunks: if scalar { Vec::new() } else { chunks },
+            no_fill: fill.is_none(),
+            fill: Some(fill.unwrap_or(Values::default_fill(ty.xtype)?)),
+            endianness: if matches!(ty.xtype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { endianness },
+            created: true,
+            written: false,
+            stored_path: Some(vkey),
+            string_width: match ty.text {
+                Some(FixedText::Utf32(n) | FixedText::Bytes(n)) => Some(n),
+                None => None,
+            },
+            utf32: matches!(ty.text, Some(FixedText::Utf32(_))).then_some(endianness == NC_ENDIAN_BIG),
+            codecs: chain,
+            dim_separator: separator,
+            order_f: false,
+            data_error,
+            v3: Some(V3Chunks { default_keys, separator, transpose }),
+            quantize: Setting::Stored,
+        };
+        self.model.groups[g].vars.push(var);
+        Ok(())
+    }
+}
+
+/// The regular grid's chunk shape (one size per dimension, none zero).
+fn chunk_shape(grid: Option<&Value>, rank: usize) -> NcResult<Vec<usize>> {
+    let grid = grid.and_then(Value::as_object).ok_or(NcError::ENCZARR)?;
+    if grid.get("name").and_then(Value::as_str) != Some("regular") {
+        // `rectilinear` and other grids are not read.
+        return Err(NcError::ENCZARR);
+    }
+    let shape = usize_list(grid.get("configuration").and_then(|c| c.get("chunk_shape")))?;
+    if shape.len() != rank || shape.contains(&0) {
+        return Err(NcError::ENCZARR);
+    }
+    Ok(shape)
+}
+
+/// `(default encoding?, separator)` of a `chunk_key_encoding`.
+fn chunk_keys(encoding: Option<&Value>) -> NcResult<(bool, char)> {
+    let encoding = encoding.and_then(Value::as_object).ok_or(NcError::ENCZARR)?;
+    let default = match encoding.get("name").and_then(Value::as_str) {
+        Some("default") => true,
+        Some("v2") => false,
+        _ => return Err(NcError::ENCZARR),
+    };
+    let separator = match encoding.get("configuration").and_then(|c| c.get("separator")) {
+        None => {
+            if default {
+                '/'
+            } else {
+                '.'
+            }
+        }
+        Some(Value::String(s)) if s == "/" || s == "." => s.chars().next().unwrap_or('/'),
+        Some(_) => return Err(NcError::ENCZARR),
+    };
+    Ok((default, separator))
+}
+
+/// An array's `_FillValue` attribute in its type: xarray's base64 of a
+/// little-endian f64 for floats, else a plain JSON value.
+fn cf_fill_value(v: &Value, xtype: NcType) -> NcResult<Values> {
+    match (v, xtype) {
+        (Value::String(s), NC_FLOAT | NC_DOUBLE) if crate::format::json::non_finite_string(v).is_none() => {
+            let bytes: [u8; 8] = fill::base64(s)?.try_into().map_err(|_| NcError::ENCZARR)?;
+            let x = f64::from_le_bytes(bytes);
+            Ok(if xtype == NC_FLOAT { Values::Float(vec![x as f32]) } else { Values::Double(vec![x]) })
+        }
+        (_, NC_STRING) => decode_inferred(v),
+        _ => decode_typed(v, &dtype_for(xtype, NC_ENDIAN_NATIVE, 1)?),
+    }
+}
