@@ -567,6 +567,7 @@ fn zarray_edits() -> Vec<(&'static str, Value, i32)> {
         ("dtype", Value::Null, NC_ENCZARR),
         ("dtype", json!(5), NC_ENCZARR),
         ("dtype", json!(["<f4"]), NC_ENCZARR),
+        ("dtype", json!([["a", "<f4", 2, 3]]), NC_ENCZARR),
         // order, separator, format
         ("order", json!(5), NC_ENCZARR),
         ("order", json!("X"), NC_ENCZARR),
@@ -2184,4 +2185,18 @@ fn damaged_zip_archives() {
     assert!(peak < 1 << 20, "inflating a lying chunk allocated {peak} bytes");
     drop(nc);
     std::fs::remove_file(&path).unwrap();
+}
+
+/// A structured dtype (zarr-python's list of fields) costs that array its
+/// data, not the dataset.
+#[test]
+fn structured_dtypes_are_listed_with_data_refused() {
+    let s = dataset("structured", Kind::Pure);
+    s.edit("w/.zarray", |v| {
+        v["dtype"] = json!([["a", "<i4"], ["b", "<f8", [2]]]);
+        v["fill_value"] = json!("AAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    });
+    let nc = s.open().unwrap();
+    assert_eq!(nc.all_floats("v", 4), Ok(vec![1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(nc.ints("w", &[0], &[4]), Err(NC_EBADTYPE));
 }

@@ -498,7 +498,14 @@ impl Reader<'_> {
         let zarray = self.src.object(&join(&vkey, ".zarray"))?;
         check_zarr_format(&zarray)?;
         let zattrs = self.src.object(&join(&vkey, ".zattrs"))?;
-        let dtype_text = zarray.get("dtype").and_then(Value::as_str).ok_or(NcError::ENCZARR)?;
+        // A structured dtype, a list of [name, dtype(, shape)] fields, is
+        // unsupported like any other dtype; other lists are malformed.
+        let is_field = |f: &Value| f.as_array().is_some_and(|p| (2..=3).contains(&p.len()) && p[0].is_string());
+        let dtype_text = match zarray.get("dtype") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(Value::Array(fields)) if !fields.is_empty() && fields.iter().all(is_field) => "structured",
+            _ => return Err(NcError::ENCZARR),
+        };
         // An unsupported dtype leaves the variable listed (as ubyte) with
         // its attributes; only its data is refused.
         let (mut dtype, mut data_error) = match parse_dtype(dtype_text) {

@@ -35,6 +35,9 @@ pub struct VarLayout {
     /// order; v3's `transpose` codec any). In memory chunks are always C
     /// order.
     pub perm: Option<Vec<usize>>,
+    /// Stored elements are IEEE half floats, two bytes each, widened to
+    /// the variable's floats when read (Zarr v3 `float16`).
+    pub half: bool,
     /// How NC_STRING elements are encoded.
     pub text: TextEncoding,
     /// The variable's filters (empty: chunks are stored raw).
@@ -80,7 +83,8 @@ impl VarLayout {
             NC_ENDIAN_LITTLE => false,
             _ => native_big,
         };
-        let fill = if var.no_fill { vec![0u8; elem_size] } else { fill_bytes(&model.effective_fill(var)?, elem_size)? };
+        let fill =
+            if var.no_fill { vec![0u8; elem_size] } else { fill_bytes(&model.effective_fill(var)?, elem_size, text)? };
         let chunks = if scalar { vec![1] } else { var.chunks.clone() };
         // A chunk bigger than any object can be (so products never wrap).
         let n_chunk_elems = chunks.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
@@ -98,6 +102,7 @@ impl VarLayout {
             v3_keys: var.v3.as_ref().is_some_and(|v3| v3.default_keys),
             scalar,
             perm: stored_order(var),
+            half: var.v3.as_ref().is_some_and(|v3| v3.half),
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.
             chain: Arc::new(if var.codecs.is_empty() {
@@ -116,6 +121,17 @@ impl VarLayout {
 
     pub fn chunk_bytes(&self) -> usize {
         self.n_chunk_bytes
+    }
+
+    /// Bytes of one chunk as stored (decoded by its codecs): half the
+    /// chunk's for half floats.
+    pub fn stored_chunk_bytes(&self) -> usize {
+        if self.half { self.n_chunk_bytes / 2 } else { self.n_chunk_bytes }
+    }
+
+    /// Bytes per element as stored.
+    pub fn stored_elem_size(&self) -> usize {
+        if self.half { 2 } else { self.elem_size }
     }
 
     /// The storage key of a chunk: decimal indices joined by the
@@ -200,11 +216,20 @@ pub fn transpose(data: &[u8], chunks: &[usize], elem_size: usize, perm: &[usize]
 }
 
 /// One fill value as the bytes of one chunk element.
-fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
+/// A string fill is UTF-8 text: stored as UTF-32 code units for numpy's
+/// `U<n>` (cut to the width), as its bytes otherwise.
+fn fill_bytes(fill: &Values, elem_size: usize, text: TextEncoding) -> NcResult<Vec<u8>> {
     let mut out = vec![0u8; elem_size];
     match fill {
         Values::String(s) => {
             let s = s.first().map(Vec::as_slice).unwrap_or_default();
+            let s = match text {
+                TextEncoding::Bytes => s.to_vec(),
+                TextEncoding::Utf32 { big_endian } => String::from_utf8_lossy(s)
+                    .chars()
+                    .flat_map(|c| if big_endian { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() })
+                    .collect(),
+            };
             let n = s.len().min(elem_size);
             out[..n].copy_from_slice(&s[..n]);
         }
@@ -224,18 +249,25 @@ fn fill_bytes(fill: &Values, elem_size: usize) -> NcResult<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fill_bytes, transpose};
+    use super::{TextEncoding, fill_bytes, transpose};
     use crate::error::NcError;
     use crate::model::Values;
 
     #[test]
     fn fill_values_as_element_bytes() {
-        assert_eq!(fill_bytes(&Values::Int(vec![-2]), 4).unwrap(), (-2i32).to_ne_bytes());
-        assert_eq!(fill_bytes(&Values::Double(vec![1.5]), 8).unwrap(), 1.5f64.to_ne_bytes());
-        assert_eq!(fill_bytes(&Values::Char(vec![b'x']), 1).unwrap(), b"x");
-        assert_eq!(fill_bytes(&Values::String(vec![b"abcdef".to_vec()]), 4).unwrap(), b"abcd");
-        assert_eq!(fill_bytes(&Values::Int(vec![1, 2]), 4), Err(NcError::EINTERNAL));
-        assert_eq!(fill_bytes(&Values::Int(vec![1]), 2), Err(NcError::EINTERNAL), "element too small");
+        let b = TextEncoding::Bytes;
+        assert_eq!(fill_bytes(&Values::Int(vec![-2]), 4, b).unwrap(), (-2i32).to_ne_bytes());
+        assert_eq!(fill_bytes(&Values::Double(vec![1.5]), 8, b).unwrap(), 1.5f64.to_ne_bytes());
+        assert_eq!(fill_bytes(&Values::Char(vec![b'x']), 1, b).unwrap(), b"x");
+        assert_eq!(fill_bytes(&Values::String(vec![b"abcdef".to_vec()]), 4, b).unwrap(), b"abcd");
+        assert_eq!(fill_bytes(&Values::Int(vec![1, 2]), 4, b), Err(NcError::EINTERNAL));
+        assert_eq!(fill_bytes(&Values::Int(vec![1]), 2, b), Err(NcError::EINTERNAL), "element too small");
+        // numpy U3 filled with "aé": UTF-32 code units, zero-padded.
+        let u =
+            fill_bytes(&Values::String(vec!["aé".as_bytes().to_vec()]), 12, TextEncoding::Utf32 { big_endian: false });
+        assert_eq!(u.unwrap(), [b'a', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0]);
+        let cut = fill_bytes(&Values::String(vec![b"abc".to_vec()]), 8, TextEncoding::Utf32 { big_endian: true });
+        assert_eq!(cut.unwrap(), [0, 0, 0, b'a', 0, 0, 0, b'b']);
     }
 
     #[test]
