@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test s3-test zip-test package-test \
+.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test s3-test zip-test v3-test package-test \
 	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test s3-test zip-test tools-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -98,6 +98,11 @@ interop-test: build
 # fault-injecting proxy (tests/s3/proxy.py) in front of them.
 s3-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/s3
+
+# Zarr v3: what zarr-python 3 and xarray write (tests/v3/corpus.py), read
+# through our library and compared value by value with zarr-python's view.
+v3-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/v3
 
 # Zip stores (file://...d.zip#mode=nczarr,zip): round trips, the layouts of
 # netcdf-c, zarr-python and Info-ZIP's zip, writing, nccopy, hostile zips.

@@ -272,3 +272,22 @@ fn bad_documents() {
         json!({"kind": "inline", "metadata": {"a/../../b": array(&[1], &[1], "int8", json!(0), json!({}))}});
     assert!(open(&[("zarr.json", doc(escaping))]).is_ok_and(|ds| ds.model.groups[0].vars.is_empty()));
 }
+
+#[test]
+fn half_floats_read_as_floats() {
+    // 1.0, -2.0, 65504.0 as big-endian halves.
+    let h = array(
+        &[3],
+        &[3],
+        "float16",
+        json!("NaN"),
+        json!({"codecs": [{"name": "bytes", "configuration": {"endian": "big"}}]}),
+    );
+    let chunk = vec![0x3c, 0x00, 0xc0, 0x00, 0x7b, 0xff];
+    let ds = open(&[("zarr.json", root(json!({}))), ("h/zarr.json", doc(h.clone())), ("h/c/0", chunk)]).unwrap();
+    assert_eq!(ds.model.groups[0].vars[0].xtype, NC_FLOAT);
+    assert_eq!(ints(ds, 0).unwrap(), [1, -2, 65504]);
+    // A chunk of the size of floats, not halves, is refused.
+    let ds = open(&[("zarr.json", root(json!({}))), ("h/zarr.json", doc(h)), ("h/c/0", vec![0; 12])]).unwrap();
+    assert_eq!(ints(ds, 0), Err(NcError::ENCZARR));
+}

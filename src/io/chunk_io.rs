@@ -13,9 +13,10 @@ use crate::zmap::Zmap;
 /// decode to exactly a chunk NC_EFILTER.
 pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResult<Vec<u8>> {
     let key = layout.chunk_key(idx);
+    let stored_bytes = layout.stored_chunk_bytes();
     let stored = if layout.chain.is_empty() {
-        let mut data = crate::buffers::zeroed(layout.chunk_bytes())?;
-        let found = store.read_into_exact(&key, layout.chunk_bytes() as u64, &mut [(0, &mut data[..])])?;
+        let mut data = crate::buffers::zeroed(stored_bytes)?;
+        let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
         found.then_some(data)
     } else {
         store.get(&key)?
@@ -23,13 +24,15 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     match stored {
         None => layout.fill_chunk(),
         Some(stored) => {
-            let mut data =
-                if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, layout.chunk_bytes())? };
-            if data.len() != layout.chunk_bytes() {
+            let mut data = if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, stored_bytes)? };
+            if data.len() != stored_bytes {
                 return Err(NcError::ENCZARR);
             }
             if layout.swap {
-                swap_bytes(&mut data, layout.elem_size);
+                swap_bytes(&mut data, layout.stored_elem_size());
+            }
+            if layout.half {
+                data = widen_halves(&data);
             }
             if let Some(perm) = &layout.perm {
                 data = transpose(&data, &layout.chunks, layout.elem_size, perm, true);
@@ -39,8 +42,17 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     }
 }
 
+/// Native-endian half floats as native-endian floats.
+fn widen_halves(data: &[u8]) -> Vec<u8> {
+    data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
+}
+
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
+    if layout.half {
+        // Half floats are read only (Zarr v3 opens read-only).
+        return Err(NcError::EPERM);
+    }
     if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() {
         return store.put(&layout.chunk_key(idx), data);
     }

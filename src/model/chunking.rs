@@ -122,4 +122,6 @@ pub struct V3Chunks {
     /// The `transpose` codec's order: stored chunks have shape
     /// `chunk[order[i]]`, in C order.
     pub transpose: Option<Vec<usize>>,
+    /// Elements stored as IEEE half floats (the variable is NC_FLOAT).
+    pub half: bool,
 }

@@ -15,6 +15,8 @@ pub struct V3Type {
     pub text: Option<FixedText>,
     /// Stored as `bool` (fill values may be JSON booleans).
     pub bool: bool,
+    /// Stored as IEEE half floats, read as NC_FLOAT.
+    pub half: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +28,11 @@ pub enum FixedText {
 }
 
 fn plain(xtype: NcType, size: usize) -> V3Type {
-    V3Type { xtype, size, text: None, bool: false }
+    V3Type { xtype, size, text: None, bool: false, half: false }
 }
 
 /// The netCDF view of a `data_type`. Types netCDF cannot hold (complex,
-/// raw bits, dates, structs, float16 for now) and the variable-length
+/// raw bits, dates, structs) and the variable-length
 /// ones not read yet are NC_EBADTYPE: the caller lists the variable and
 /// refuses its data.
 pub fn parse(data_type: &Value) -> NcResult<V3Type> {
@@ -57,6 +59,7 @@ pub fn parse(data_type: &Value) -> NcResult<V3Type> {
         "uint32" => plain(NC_UINT, 4),
         "int64" => plain(NC_INT64, 8),
         "uint64" => plain(NC_UINT64, 8),
+        "float16" => V3Type { half: true, ..plain(NC_FLOAT, 2) },
         "float32" => plain(NC_FLOAT, 4),
         "float64" => plain(NC_DOUBLE, 8),
         "fixed_length_utf32" => {
@@ -93,7 +96,9 @@ mod tests {
 
     #[test]
     fn other_types() {
-        for t in [json!("complex64"), json!("r16"), json!("float16"), json!("string"), json!({"name": "struct"})] {
+        let h = parse(&json!("float16")).unwrap();
+        assert!(h.half && h.xtype == NC_FLOAT && h.size == 2);
+        for t in [json!("complex64"), json!("r16"), json!("string"), json!({"name": "struct"})] {
             assert_eq!(parse(&t), Err(NcError::EBADTYPE), "{t}");
         }
         for bad in [json!(3), json!({"configuration": {}}), json!({"name": "fixed_length_utf32"})] {

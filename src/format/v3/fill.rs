@@ -25,6 +25,9 @@ pub fn decode(v: &Value, ty: &V3Type) -> NcResult<Option<Values>> {
         (None, Value::String(s)) if s.starts_with("0x") && matches!(ty.xtype, NC_FLOAT | NC_DOUBLE) => {
             let bits = u64::from_str_radix(&s[2..], 16).map_err(|_| NcError::ENCZARR)?;
             match ty.xtype {
+                NC_FLOAT if ty.half => Values::Float(vec![
+                    half::f16::from_bits(u16::try_from(bits).map_err(|_| NcError::ENCZARR)?).to_f32(),
+                ]),
                 NC_FLOAT => Values::Float(vec![f32::from_bits(u32::try_from(bits).map_err(|_| NcError::ENCZARR)?)]),
                 _ => Values::Double(vec![f64::from_bits(bits)]),
             }
@@ -79,6 +82,8 @@ mod tests {
         let Some(Values::Double(d)) = fill(json!("0x7ff8000000000001"), "float64").unwrap() else { panic!() };
         assert_eq!(d[0].to_bits(), 0x7ff8_0000_0000_0001);
         assert_eq!(fill(json!("0x1ffffffff"), "float32"), Err(NcError::ENCZARR));
+        assert_eq!(fill(json!("0x7c00"), "float16").unwrap(), Some(Values::Float(vec![f32::INFINITY])));
+        assert_eq!(fill(json!("0x17c00"), "float16"), Err(NcError::ENCZARR));
         assert_eq!(fill(json!(true), "bool").unwrap(), Some(Values::UByte(vec![1])));
         assert_eq!(fill(json!(null), "int32").unwrap(), None);
         assert_eq!(fill(json!([1, 2]), "int32"), Err(NcError::ENCZARR));

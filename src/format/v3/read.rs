@@ -200,14 +200,13 @@ impl Reader<'_> {
             Ok(t) => t,
             Err(NcError::EBADTYPE) => {
                 data_error = Some(NcError::EBADTYPE);
-                V3Type { xtype: NC_UBYTE, size: 1, text: None, bool: false }
+                V3Type { xtype: NC_UBYTE, size: 1, text: None, bool: false, half: false }
             }
             Err(e) => return Err(e),
         };
         let chunks = chunk_shape(doc.get("chunk_grid"), shape.len())?;
         let (default_keys, separator) = chunk_keys(doc.get("chunk_key_encoding"))?;
         let codecs = codecs::parse(doc.get("codecs").ok_or(NcError::ENCZARR)?, shape.len())?;
-        data_error = data_error.or(codecs.unsupported);
         let fill = match fill::decode(doc.get("fill_value").ok_or(NcError::ENCZARR)?, &ty) {
             Ok(f) => f,
             Err(_) if data_error.is_some() => Some(Values::default_fill(ty.xtype)?),
@@ -230,18 +229,16 @@ impl Reader<'_> {
         let mut atts = self.user_attrs(&attrs)?;
         // xarray keeps the CF fill value as an attribute (a float as the
         // base64 of its little-endian f64): decode it to the variable's
-        // type. Otherwise show the fill value as netcdf-c shows a pure
-        // Zarr one.
-        match atts.iter().position(|a| a.name == FILL_VALUE) {
-            Some(i) => match cf_fill_value(&attrs[FILL_VALUE], ty.xtype) {
+        // type. Unlike v2's, a v3 `fill_value` is not shown as one: xarray
+        // writes 0 for every integer array and does not mask with it, so
+        // showing `_FillValue = 0` would hide real zeros from netCDF
+        // clients. (It is still what `nc_inq_var_fill` reports and what
+        // missing chunks read as.)
+        if let Some(i) = atts.iter().position(|a| a.name == FILL_VALUE) {
+            match cf_fill_value(&attrs[FILL_VALUE], ty.xtype) {
                 Ok(v) => atts[i].values = v,
                 Err(_) => {
                     atts.remove(i);
-                }
-            },
-            None => {
-                if let Some(f) = fill.clone().filter(|_| data_error.is_none()) {
-                    atts.push(Attr { name: FILL_VALUE.to_string(), values: f });
                 }
             }
         }
@@ -272,7 +269,7 @@ impl Reader<'_> {
             dim_separator: separator,
             order_f: false,
             data_error,
-            v3: Some(V3Chunks { default_keys, separator, transpose }),
+            v3: Some(V3Chunks { default_keys, separator, transpose, half: ty.half }),
             quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);
