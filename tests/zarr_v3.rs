@@ -184,13 +184,15 @@ fn what_cannot_be_read_costs_only_its_data() {
     let cases = [
         ("complex", array(&[2], &[2], "complex64", json!([0, 0]), json!({})), NcError::EBADTYPE),
         (
-            "sharded",
+            "big-endian shard index",
             array(
                 &[2],
                 &[2],
                 "int32",
                 json!(0),
-                json!({"codecs": [{"name": "sharding_indexed", "configuration": {}}]}),
+                json!({"codecs": [{"name": "sharding_indexed", "configuration": {
+                    "chunk_shape": [1], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                    "index_codecs": [{"name": "bytes", "configuration": {"endian": "big"}}]}}]}),
             ),
             NcError::ENOFILTER,
         ),
@@ -290,4 +292,39 @@ fn half_floats_read_as_floats() {
     // A chunk of the size of floats, not halves, is refused.
     let ds = open(&[("zarr.json", root(json!({}))), ("h/zarr.json", doc(h)), ("h/c/0", vec![0; 12])]).unwrap();
     assert_eq!(ints(ds, 0), Err(NcError::ENCZARR));
+}
+
+/// A sharded array (index at the end, with its CRC-32C): inner chunks read
+/// by range, empty slots and missing shards as fill; a damaged index or a
+/// slot past the shard's end is an error, never values.
+#[test]
+fn shards() {
+    let a = array(
+        &[6],
+        &[4],
+        "int32",
+        json!(-1),
+        json!({"codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+            "index_location": "end"}}]}),
+    );
+    // Shard 0: inner chunk 1 (values 3, 4) first, chunk 0 empty.
+    let shard = |slots: [u64; 4]| {
+        let mut out = le_i32(&[3, 4]);
+        let index: Vec<u8> = slots.iter().flat_map(|v| v.to_le_bytes()).collect();
+        out.extend_from_slice(&index);
+        out.extend_from_slice(&crc32c(&index).to_le_bytes());
+        out
+    };
+    let e = u64::MAX;
+    let objects = |s0: Vec<u8>| vec![("zarr.json", root(json!({}))), ("a/zarr.json", doc(a.clone())), ("a/c/0", s0)];
+    assert_eq!(ints(open(&objects(shard([e, e, 0, 8]))).unwrap(), 0).unwrap(), [-1, -1, 3, 4, -1, -1]);
+    let mut bad_crc = shard([e, e, 0, 8]);
+    bad_crc[10] ^= 1;
+    assert_eq!(ints(open(&objects(bad_crc)).unwrap(), 0), Err(NcError::ENCZARR));
+    for slots in [[e, e, 0, 1 << 40], [e, e, 100, 8], [e, e, 0, 4]] {
+        assert!(ints(open(&objects(shard(slots))).unwrap(), 0).is_err(), "{slots:?}");
+    }
+    assert_eq!(ints(open(&objects(vec![1, 2, 3])).unwrap(), 0), Err(NcError::ENCZARR), "shorter than its index");
 }

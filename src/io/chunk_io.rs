@@ -4,6 +4,7 @@
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
 use super::layout::{VarLayout, transpose};
+use super::shard::InnerChunk;
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
 
@@ -12,14 +13,23 @@ use crate::zmap::Zmap;
 /// foreign: never hand out misaligned bytes); a filtered one that does not
 /// decode to exactly a chunk NC_EFILTER.
 pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResult<Vec<u8>> {
-    let key = layout.chunk_key(idx);
     let stored_bytes = layout.stored_chunk_bytes();
-    let stored = if layout.chain.is_empty() {
+    let stored = if let Some(shards) = &layout.shards {
+        // An inner chunk: its shard's index says where, then one range.
+        let (shard, inner) = shards.locate(idx);
+        let key = layout.chunk_key(&shard);
+        match shards.find(store, &key, inner)? {
+            InnerChunk::Missing => None,
+            // The shard went away under us: it held this chunk.
+            InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
+        }
+    } else if layout.chain.is_empty() {
+        let key = layout.chunk_key(idx);
         let mut data = crate::buffers::zeroed(stored_bytes)?;
         let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
         found.then_some(data)
     } else {
-        store.get(&key)?
+        store.get(&layout.chunk_key(idx))?
     };
     match stored {
         None => layout.fill_chunk(),
@@ -49,8 +59,8 @@ fn widen_halves(data: &[u8]) -> Vec<u8> {
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if layout.half {
-        // Half floats are read only (Zarr v3 opens read-only).
+    if layout.half || layout.shards.is_some() {
+        // Half floats and shards are read only (Zarr v3 opens read-only).
         return Err(NcError::EPERM);
     }
     if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() {

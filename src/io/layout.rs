@@ -38,6 +38,8 @@ pub struct VarLayout {
     /// Stored elements are IEEE half floats, two bytes each, widened to
     /// the variable's floats when read (Zarr v3 `float16`).
     pub half: bool,
+    /// Chunks live in shards (Zarr v3 `sharding_indexed`).
+    pub shards: Option<Arc<super::shard::ShardReader>>,
     /// How NC_STRING elements are encoded.
     pub text: TextEncoding,
     /// The variable's filters (empty: chunks are stored raw).
@@ -103,6 +105,11 @@ impl VarLayout {
             scalar,
             perm: stored_order(var),
             half: var.v3.as_ref().is_some_and(|v3| v3.half),
+            shards: var
+                .v3
+                .as_ref()
+                .and_then(|v3| v3.shard.clone())
+                .map(|s| Arc::new(super::shard::ShardReader::new(s))),
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.
             chain: Arc::new(if var.codecs.is_empty() {

@@ -12,6 +12,7 @@ pub mod layout;
 pub mod quantize;
 mod read;
 pub mod selection;
+mod shard;
 
 pub use cache::{CacheSettings, ChunkCache};
 pub use selection::{Access, Selection};

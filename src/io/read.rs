@@ -37,7 +37,7 @@ enum PartRead {
 const MAX_RANGED_RUNS: usize = 64;
 
 fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
-    if layout.perm.is_some() || layout.half || !layout.chain.is_empty() {
+    if layout.perm.is_some() || layout.half || layout.shards.is_some() || !layout.chain.is_empty() {
         // Byte ranges need raw chunks in C order.
         return PartRead::Whole;
     }

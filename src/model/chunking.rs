@@ -124,4 +124,18 @@ pub struct V3Chunks {
     pub transpose: Option<Vec<usize>>,
     /// Elements stored as IEEE half floats (the variable is NC_FLOAT).
     pub half: bool,
+    /// Sharded: each stored object is a shard of this many inner chunks
+    /// (the variable's chunks) per dimension, with an index.
+    pub shard: Option<Shards>,
+}
+
+/// A sharded v3 array's shards (`sharding_indexed`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shards {
+    /// Inner chunks per shard, per dimension.
+    pub per_shard: Vec<usize>,
+    /// The index is at the end of the shard (else at its start).
+    pub index_at_end: bool,
+    /// The index is followed by its CRC-32C.
+    pub index_crc: bool,
 }

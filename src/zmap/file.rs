@@ -389,6 +389,22 @@ impl Zmap for FileMap {
         Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut r| r.pop()))
     }
 
+    /// The size from the file's metadata, then one `pread`.
+    fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
+        use std::os::unix::fs::FileExt;
+        let path = self.read_path(key)?;
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        let size = file.metadata().map_err(io_err)?.len();
+        let start = size.checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
+        let mut out = crate::buffers::zeroed(len)?;
+        file.read_exact_at(&mut out, start).map_err(|_| NcError::ENCZARR)?;
+        Ok(Some(out))
+    }
+
     /// One open, one `pread` per range.
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         use std::os::unix::fs::FileExt;
@@ -398,9 +414,18 @@ impl Zmap for FileMap {
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
             Err(e) => return Err(NcError::from_io(&e)),
         };
+        // Ranges past the end are refused before any buffer is made for
+        // them (a length read from a damaged shard index may be huge).
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        if ranges.iter().any(|&(o, l)| o.checked_add(l as u64).is_none_or(|end| end > meta.len())) {
+            return Err(NcError::ENCZARR);
+        }
         let mut out = Vec::with_capacity(ranges.len());
         for &(offset, len) in ranges {
-            let mut buf = vec![0u8; len];
+            let mut buf = crate::buffers::zeroed(len)?;
             match file.read_exact_at(&mut buf, offset) {
                 Ok(()) => out.push(buf),
                 Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Err(NcError::ENCZARR),
@@ -718,6 +743,10 @@ mod tests {
         assert_eq!(map.get_range("g/v/.zarray", 1, 1).unwrap().unwrap(), b"1");
         assert_eq!(map.get_range("g/v/.zarray", 2, 5), Err(NcError::ENCZARR));
         assert_eq!(map.get_range("nothing", 0, 1).unwrap(), None);
+        let whole = map.get("g/v/.zarray").unwrap().unwrap();
+        assert_eq!(map.get_suffix("g/v/.zarray", 1).unwrap().unwrap(), whole[whole.len() - 1..]);
+        assert_eq!(map.get_suffix("g/v/.zarray", whole.len() + 1), Err(NcError::ENCZARR));
+        assert_eq!(map.get_suffix("nothing", 1).unwrap(), None);
         let (mut a, mut b) = ([0u8; 1], [0u8; 2]);
         let mut segs = [(0u64, &mut a[..]), (1u64, &mut b[..])];
         assert!(map.read_into("g/v/.zarray", &mut segs).unwrap());

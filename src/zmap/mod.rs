@@ -31,6 +31,17 @@ pub trait Zmap: Send + Sync {
         let start = usize::try_from(offset).map_err(|_| crate::error::NcError::ENCZARR)?;
         data.get(start..start + len).map(|s| Some(s.to_vec())).ok_or(crate::error::NcError::ENCZARR)
     }
+    /// The last `len` bytes of the object under `key` (a shard's index);
+    /// `None` when there is no object, NC_ENCZARR when it is shorter.
+    /// Drivers that know an object's size without reading it override
+    /// this whole-object default.
+    fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
+        let Some(mut data) = self.get(key)? else { return Ok(None) };
+        let start = data.len().checked_sub(len).ok_or(crate::error::NcError::ENCZARR)?;
+        data.drain(..start);
+        Ok(Some(data))
+    }
+
     /// Several byte ranges of one object (`None` when there is none).
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         let mut out = Vec::with_capacity(ranges.len());

@@ -118,6 +118,10 @@ impl Zmap for Traced {
         )
     }
 
+    fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
+        self.traced(format_args!("get_suffix {key} {len}"), || self.inner.get_suffix(key, len), object_len)
+    }
+
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         self.traced(
             format_args!("get {key} ranges={}", ranges.len()),
@@ -222,6 +226,9 @@ mod tests {
         store.put("a/b", b"xyz").unwrap();
         assert_eq!(store.get("a/b").unwrap().unwrap(), b"xyz");
         assert_eq!(store.get_range("a/b", 1, 2).unwrap().unwrap(), b"yz");
+        assert_eq!(store.get_suffix("a/b", 2).unwrap().unwrap(), b"yz");
+        assert_eq!(store.get_suffix("a/b", 4), Err(crate::error::NcError::ENCZARR));
+        assert_eq!(store.get_suffix("nope", 1).unwrap(), None);
         assert_eq!(store.list("a").unwrap(), vec!["b".to_string()]);
         assert_eq!(
             store.get_many(&["a/b".to_string(), "nope".to_string()]).unwrap(),

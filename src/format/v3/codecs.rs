@@ -17,8 +17,73 @@ pub struct V3Codecs {
     /// not given (one-byte types).
     pub big_endian: Option<bool>,
     /// Codecs run on the serialized bytes (array-to-array numcodecs
-    /// filters first), as numcodecs JSON (`{"id": ..., ...}`).
+    /// filters first), as numcodecs JSON (`{"id": ..., ...}`). For a
+    /// sharded array, those of its inner chunks (as are `transpose` and
+    /// `big_endian`).
     pub chain: Vec<Value>,
+    /// `sharding_indexed`: each stored object is a shard of inner chunks.
+    pub shard: Option<ShardSpec>,
+}
+
+/// A `sharding_indexed` codec's layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardSpec {
+    /// The inner chunks' shape (the array's `chunk_grid` gives the shard's).
+    pub chunk_shape: Vec<usize>,
+    /// The index is the last bytes of the shard (else the first).
+    pub index_at_end: bool,
+    /// The index is followed by its CRC-32C.
+    pub index_crc: bool,
+}
+
+/// A codec this build lacks (reading the data is NC_ENOFILTER).
+fn lacking(what: &str) -> Value {
+    json!({"id": format!("zarr3.{what}")})
+}
+
+/// A `sharding_indexed` configuration: the inner codecs (parsed as a
+/// list of their own) and the index layout. What we cannot read (nested
+/// shards, other index codecs) becomes a codec the chain lacks.
+fn parse_sharding(config: &Map<String, Value>, rank: usize) -> NcResult<V3Codecs> {
+    let chunk_shape: Vec<usize> = config
+        .get("chunk_shape")
+        .and_then(Value::as_array)
+        .ok_or(NcError::ENCZARR)?
+        .iter()
+        .map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|&n| n > 0).ok_or(NcError::ENCZARR))
+        .collect::<NcResult<_>>()?;
+    if chunk_shape.len() != rank {
+        return Err(NcError::ENCZARR);
+    }
+    let mut inner = parse(config.get("codecs").ok_or(NcError::ENCZARR)?, rank)?;
+    if inner.shard.is_some() {
+        inner.shard = None;
+        inner.chain.insert(0, lacking("nested_sharding"));
+    }
+    let index_at_end = match config.get("index_location").and_then(Value::as_str) {
+        None | Some("end") => true,
+        Some("start") => false,
+        Some(_) => return Err(NcError::ENCZARR),
+    };
+    // The index codecs we read: little-endian bytes, then maybe crc32c.
+    let names: Vec<(String, Map<String, Value>)> = config
+        .get("index_codecs")
+        .and_then(Value::as_array)
+        .ok_or(NcError::ENCZARR)?
+        .iter()
+        .map(|c| name_and_config(c).map(|(n, c)| (n.to_string(), c)))
+        .collect::<NcResult<_>>()?;
+    let little = |c: &Map<String, Value>| c.get("endian").and_then(Value::as_str) == Some("little");
+    let index_crc = match names.as_slice() {
+        [(b, c)] if b == "bytes" && little(c) => false,
+        [(b, c), (crc, _)] if b == "bytes" && little(c) && crc == "crc32c" => true,
+        _ => {
+            inner.chain.insert(0, lacking("shard_index_codecs"));
+            false
+        }
+    };
+    inner.shard = Some(ShardSpec { chunk_shape, index_at_end, index_crc });
+    Ok(inner)
 }
 
 fn name_and_config(codec: &Value) -> NcResult<(&str, Map<String, Value>)> {
@@ -76,7 +141,7 @@ fn as_numcodecs(name: &str, config: Map<String, Value>) -> NcResult<Value> {
 /// Parse a `codecs` list for an array of `rank` dimensions.
 pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
     let list = codecs.as_array().filter(|l| !l.is_empty()).ok_or(NcError::ENCZARR)?;
-    let mut out = V3Codecs { transpose: None, big_endian: None, chain: Vec::new() };
+    let mut out = V3Codecs { transpose: None, big_endian: None, chain: Vec::new(), shard: None };
     let mut serialized = false;
     for codec in list {
         let (name, config) = name_and_config(codec)?;
@@ -106,16 +171,27 @@ pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
                 };
                 serialized = true;
             }
-            ("sharding_indexed" | "vlen-utf8" | "vlen-bytes", false) => {
+            ("sharding_indexed", false) => {
+                let outer_transpose = out.transpose.is_some() || !out.chain.is_empty();
+                out = parse_sharding(&config, rank)?;
+                if outer_transpose {
+                    // Array codecs over the whole shard: not read.
+                    out.chain.insert(0, lacking("array_codec_before_sharding"));
+                }
+                serialized = true;
+            }
+            ("vlen-utf8" | "vlen-bytes", false) => {
                 // Not read yet: a codec the chain lacks, so the data (only)
                 // is NC_ENOFILTER, as for any codec this build lacks.
-                out.chain.insert(0, json!({"id": format!("zarr3.{name}")}));
+                out.chain.insert(0, lacking(name));
                 serialized = true;
             }
             ("transpose" | "bytes" | "endian" | "sharding_indexed" | "vlen-utf8" | "vlen-bytes", true) => {
                 // A second serializer, or an array codec after one.
                 return Err(NcError::ENCZARR);
             }
+            // Bytes codecs over a whole shard: not read.
+            (_, true) if out.shard.is_some() => out.chain.insert(0, lacking("codec_after_sharding")),
             (other, _) => out.chain.push(as_numcodecs(other, config)?),
         }
     }
@@ -172,8 +248,42 @@ mod tests {
         );
         let unknown = parse(&json!([{"name": "bytes"}, {"name": "mystery"}]), 1).unwrap();
         assert_eq!(unknown.chain, vec![json!({"id": "zarr3.mystery"})]);
-        let sharded = parse(&json!([{"name": "sharding_indexed", "configuration": {}}]), 1).unwrap();
-        assert_eq!(sharded.chain, vec![json!({"id": "zarr3.sharding_indexed"})]);
+    }
+
+    #[test]
+    fn sharding() {
+        let sharded = parse(
+            &json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2],
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                           {"name": "zstd", "configuration": {"level": 0, "checksum": false}}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                "index_location": "end"}}]),
+            1,
+        )
+        .unwrap();
+        assert_eq!(sharded.shard, Some(ShardSpec { chunk_shape: vec![2], index_at_end: true, index_crc: true }));
+        assert_eq!((sharded.big_endian, sharded.chain.clone()), (Some(false), vec![json!({"id": "zstd", "level": 0})]));
+        let start = parse(
+            &json!([{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2, 2], "codecs": [{"name": "bytes"}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "big"}}],
+                "index_location": "start"}}]),
+            2,
+        )
+        .unwrap();
+        assert_eq!(start.shard.as_ref().map(|s| s.index_at_end), Some(false));
+        assert_eq!(start.chain, vec![json!({"id": "zarr3.shard_index_codecs"})], "a big-endian index is not read");
+        for bad in [
+            json!([{"name": "sharding_indexed", "configuration": {"codecs": [{"name": "bytes"}], "index_codecs": []}}]),
+            json!([{"name": "sharding_indexed", "configuration": {"chunk_shape": [0], "codecs": [{"name": "bytes"}],
+                                                                  "index_codecs": []}}]),
+            json!([{"name": "sharding_indexed", "configuration": {"chunk_shape": [2], "index_codecs": []}}]),
+            json!([{"name": "sharding_indexed", "configuration": {"chunk_shape": [2], "codecs": [{"name": "bytes"}],
+                                                                  "index_codecs": [], "index_location": "middle"}}]),
+        ] {
+            assert_eq!(parse(&bad, 1), Err(NcError::ENCZARR), "{bad}");
+        }
     }
 
     #[test]

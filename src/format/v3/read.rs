@@ -18,7 +18,7 @@ use crate::format::dtype::dtype_for;
 use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
 use crate::model::attrs::FILL_VALUE;
-use crate::model::chunking::V3Chunks;
+use crate::model::chunking::{Shards, V3Chunks};
 use crate::model::names::NC_MAX_NAME;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
@@ -204,7 +204,7 @@ impl Reader<'_> {
             }
             Err(e) => return Err(e),
         };
-        let chunks = chunk_shape(doc.get("chunk_grid"), shape.len())?;
+        let outer_chunks = chunk_shape(doc.get("chunk_grid"), shape.len())?;
         let (default_keys, separator) = chunk_keys(doc.get("chunk_key_encoding"))?;
         let codecs = codecs::parse(doc.get("codecs").ok_or(NcError::ENCZARR)?, shape.len())?;
         let fill = match fill::decode(doc.get("fill_value").ok_or(NcError::ENCZARR)?, &ty) {
@@ -247,7 +247,21 @@ impl Reader<'_> {
             Some(false) => NC_ENDIAN_LITTLE,
             None => NC_ENDIAN_NATIVE,
         };
-        let V3Codecs { transpose, chain, .. } = codecs;
+        let V3Codecs { transpose, chain, shard, .. } = codecs;
+        // A sharded array's chunks, for netCDF and the engine, are its
+        // inner chunks; the grid's are its shards, which they must divide.
+        let (chunks, shard) = match shard {
+            None => (outer_chunks, None),
+            Some(spec) => {
+                let divides = outer_chunks.iter().zip(&spec.chunk_shape).all(|(s, c)| s % c == 0);
+                if !divides {
+                    return Err(NcError::ENCZARR);
+                }
+                let per_shard = outer_chunks.iter().zip(&spec.chunk_shape).map(|(s, c)| s / c).collect();
+                let shards = Shards { per_shard, index_at_end: spec.index_at_end, index_crc: spec.index_crc };
+                (spec.chunk_shape, Some(shards))
+            }
+        };
         let var = Var {
             name: name.to_string(),
             xtype: ty.xtype,
@@ -269,7 +283,7 @@ impl Reader<'_> {
             dim_separator: separator,
             order_f: false,
             data_error,
-            v3: Some(V3Chunks { default_keys, separator, transpose, half: ty.half }),
+            v3: Some(V3Chunks { default_keys, separator, transpose, half: ty.half, shard }),
             quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);

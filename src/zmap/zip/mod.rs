@@ -307,9 +307,24 @@ impl Zmap for ZipMap {
         Ok(true)
     }
 
-    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
+    fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
+        let Some(source) = ZipMap::source(&self.state(), key) else { return Ok(None) };
+        let start = ZipMap::size_of(&source).checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
         let mut buf = vec![0u8; len];
-        Ok(self.read_into(key, &mut [(offset, &mut buf[..])])?.then_some(buf))
+        ZipMap::read_source_into(&source, &mut [(start, &mut buf[..])])?;
+        Ok(Some(buf))
+    }
+
+    fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
+        let Some(source) = ZipMap::source(&self.state(), key) else { return Ok(None) };
+        // Checked before the buffer is made: `len` may come from a
+        // damaged shard index.
+        if offset.checked_add(len as u64).is_none_or(|end| end > ZipMap::size_of(&source)) {
+            return Err(NcError::ENCZARR);
+        }
+        let mut buf = crate::buffers::zeroed(len)?;
+        ZipMap::read_source_into(&source, &mut [(offset, &mut buf[..])])?;
+        Ok(Some(buf))
     }
 
     fn exists(&self, key: &str) -> NcResult<bool> {

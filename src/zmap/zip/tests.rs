@@ -143,6 +143,8 @@ fn new_archive_has_netcdf_c_layout() {
     assert_eq!(again.list("g").unwrap(), ["v"]);
     assert_eq!(again.get_range("g/v/0.0", 1, 2).unwrap().unwrap(), [5, 6]);
     assert_eq!(again.get_range("g/v/0.0", 2, 2), Err(NcError::ENCZARR));
+    assert_eq!(again.get_suffix("g/v/0.0", 2).unwrap().unwrap(), [5, 6]);
+    assert_eq!(again.get_suffix("g/v/0.0", 4), Err(NcError::ENCZARR));
     // No temporary left beside it.
     let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
