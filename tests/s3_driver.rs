@@ -89,6 +89,14 @@ fn objects_round_trip_whole_and_by_ranges() {
         assert_eq!(store.get_range("g/v/0.0", 1000, 0).unwrap().unwrap(), b"");
         assert_eq!(store.get_range("g/v/0.0", 990, 20), Err(NcError::ENCZARR));
         assert_eq!(store.get_range("g/v/0.0", 5000, 1), Err(NcError::ENCZARR));
+        assert_eq!(store.get_suffix("g/v/0.0", 16).unwrap().unwrap(), &data[984..], "{}", server.name);
+        assert_eq!(store.get_suffix("g/v/0.0", 1000).unwrap().unwrap(), data, "{}", server.name);
+        if server.name != "s3s-fs" {
+            // s3s-fs answers a suffix longer than the object with
+            // InternalError (S3 and moto send the whole object).
+            assert_eq!(store.get_suffix("g/v/0.0", 1001), Err(NcError::ENCZARR), "{}", server.name);
+        }
+        assert_eq!(store.get_suffix("g/v/9.9", 4).unwrap(), None);
         assert_eq!(
             store.get_ranges("g/v/0.0", &[(0, 3), (500, 0), (997, 3)]).unwrap().unwrap(),
             vec![data[0..3].to_vec(), Vec::new(), data[997..].to_vec()]

@@ -223,6 +223,13 @@ impl Zmap for S3Map {
         Ok(self.fetch_ranges(key, ranges)?.map(|(parts, _)| parts))
     }
 
+    fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
+        if len == 0 {
+            return Ok(self.probe(key, &self.object_key(key)?)?.map(|_| Vec::new()));
+        }
+        self.fetch_suffix(key, len as u64)
+    }
+
     fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
         let Some((parts, _)) = self.fetch_ranges(key, &ranges)? else { return Ok(false) };

@@ -97,6 +97,37 @@ impl S3Map {
         }
     }
 
+    /// The last `len` bytes (`len` > 0) of the object, `None` when there
+    /// is none: one suffix-ranged GET (`bytes=-len`). An object shorter
+    /// than `len` (the server then sends it whole) is NC_ENCZARR.
+    pub(super) fn fetch_suffix(&self, key: &str, len: u64) -> NcResult<Option<Vec<u8>>> {
+        let obj = self.object_key(key)?;
+        let reply = self.send_get(key, &obj, Some(format!("bytes=-{len}")))?;
+        match reply.status {
+            206 => {
+                let cr = reply.header("content-range").and_then(parse_content_range).ok_or(NcError::ES3)?;
+                let (total, (first, last)) = (cr.total.ok_or(NcError::ES3)?, cr.range.ok_or(NcError::ES3)?);
+                if total < len {
+                    return Err(NcError::ENCZARR);
+                }
+                if first != total - len || last + 1 != total || reply.body.len() as u64 != len {
+                    return Err(NcError::ES3);
+                }
+                Ok(Some(reply.body))
+            }
+            // A server that ignores Range sends the whole object.
+            200 => {
+                let mut body = reply.body;
+                let start = body.len().checked_sub(len as usize).ok_or(NcError::ENCZARR)?;
+                body.drain(..start);
+                Ok(Some(body))
+            }
+            416 => Err(NcError::ENCZARR),
+            _ if errors::is_missing_object(&reply) => Ok(None),
+            _ => Err(errors::reply_error(&reply, key)),
+        }
+    }
+
     /// The object's size, `None` when there is none: a GET of its first
     /// byte (416 for an empty object).
     pub(super) fn probe(&self, key: &str, obj: &str) -> NcResult<Option<u64>> {
