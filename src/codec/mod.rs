@@ -99,13 +99,19 @@ impl Chain {
 
     /// Decode a stored chunk expected to be `chunk_bytes` long.
     pub fn decode(&self, data: &[u8], chunk_bytes: usize) -> NcResult<Vec<u8>> {
-        let max_len = chunk_bytes.saturating_add(STAGE_OVERHEAD * self.stages.len());
+        let out = self.decode_up_to(data, chunk_bytes.saturating_add(STAGE_OVERHEAD * self.stages.len()))?;
+        if out.len() != chunk_bytes {
+            return Err(NcError::EFILTER);
+        }
+        Ok(out)
+    }
+
+    /// Decode a stored chunk of no fixed size (variable-length strings),
+    /// no stage producing more than `max_len` bytes.
+    pub fn decode_up_to(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
         let mut out = data.to_vec();
         for stage in self.stages.iter().rev() {
             out = stage.decode(&out, max_len)?;
-        }
-        if out.len() != chunk_bytes {
-            return Err(NcError::EFILTER);
         }
         Ok(out)
     }

@@ -219,6 +219,11 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
     }
+    // Variable-length strings are read only, and a rewrite of the
+    // metadata would not keep their dtype: such a dataset opens read-only.
+    if model.groups.iter().any(|g| g.vars.iter().any(|v| v.vlen)) {
+        model.writable = false;
+    }
     Ok(ReadResult { model, ncproperties, legacy })
 }
 
@@ -508,7 +513,22 @@ impl Reader<'_> {
         };
         // An unsupported dtype leaves the variable listed (as ubyte) with
         // its attributes; only its data is refused.
-        let (mut dtype, mut data_error) = match parse_dtype(dtype_text) {
+        // numpy object arrays of strings or bytes: zarr-python (and xarray)
+        // encode them with a `vlen-utf8`/`vlen-bytes` filter, which the
+        // engine decodes itself (variable-length NC_STRING, read only).
+        let mut codecs = read_codecs(&zarray)?;
+        let vlen_filter =
+            codecs.iter().position(|c| matches!(c.get("id").and_then(Value::as_str), Some("vlen-utf8" | "vlen-bytes")));
+        let vlen = matches!(dtype_text, "|O" | "O") && vlen_filter.is_some();
+        if let (true, Some(i)) = (vlen, vlen_filter) {
+            codecs.remove(i);
+        }
+        let parsed = if vlen {
+            Ok(Dtype { xtype: NC_STRING, endianness: NC_ENDIAN_NATIVE, width: 0, utf32: false })
+        } else {
+            parse_dtype(dtype_text)
+        };
+        let (mut dtype, mut data_error) = match parsed {
             Ok(d) => (d, None),
             Err(_) => (
                 Dtype { xtype: NC_UBYTE, endianness: NC_ENDIAN_NATIVE, width: 1, utf32: false },
@@ -616,9 +636,10 @@ impl Reader<'_> {
             created: true,
             written: false,
             stored_path: Some(vkey),
-            string_width: (dtype.xtype == NC_STRING).then_some(dtype.width),
+            string_width: (dtype.xtype == NC_STRING && !vlen).then_some(dtype.width),
             utf32: dtype.utf32.then_some(dtype.endianness == NC_ENDIAN_BIG),
-            codecs: read_codecs(&zarray)?,
+            vlen,
+            codecs,
             dim_separator: read_separator(&zarray)?,
             order_f,
             data_error,

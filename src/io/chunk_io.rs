@@ -3,7 +3,7 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
-use super::layout::{VarLayout, transpose};
+use super::layout::{TextEncoding, VLEN_ELEM, VarLayout, transpose};
 use super::shard::InnerChunk;
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
@@ -23,7 +23,7 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             // The shard went away under us: it held this chunk.
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
         }
-    } else if layout.chain.is_empty() {
+    } else if layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
         let key = layout.chunk_key(idx);
         let mut data = crate::buffers::zeroed(stored_bytes)?;
         let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
@@ -33,6 +33,23 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     };
     match stored {
         None => layout.fill_chunk(),
+        Some(stored) if layout.text == TextEncoding::Vlen => {
+            let bytes = if layout.chain.is_empty() {
+                stored
+            } else {
+                layout.chain.decode_up_to(&stored, max_vlen_chunk(layout.chunk_elems()))?
+            };
+            let chunk = decode_vlen(&bytes, layout.chunk_elems())?;
+            Ok(match &layout.perm {
+                Some(perm) => {
+                    let (table, text) = chunk.split_at(layout.chunk_bytes());
+                    let mut out = transpose(table, &layout.chunks, layout.elem_size, perm, true);
+                    out.extend_from_slice(text);
+                    out
+                }
+                None => chunk,
+            })
+        }
         Some(stored) => {
             let mut data = if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, stored_bytes)? };
             if data.len() != stored_bytes {
@@ -52,6 +69,47 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     }
 }
 
+/// Most bytes a chunk of variable-length strings may decode to: 64 KiB
+/// per element on average, and at least 64 MiB (a bound against
+/// decompression bombs, not a limit real data meets).
+fn max_vlen_chunk(elems: usize) -> usize {
+    elems.saturating_mul(1 << 16).max(1 << 26)
+}
+
+/// A `vlen-utf8`/`vlen-bytes` chunk (a `u32` LE count, then per element
+/// a `u32` LE length and its bytes) as the engine holds it: a table of
+/// `(offset, length)` elements (native `u64`s), then the text. The count
+/// must be the chunk's element count and every length must fit: a
+/// truncated or lying chunk is NC_ENCZARR.
+pub fn decode_vlen(data: &[u8], elems: usize) -> NcResult<Vec<u8>> {
+    let word = |at: usize| -> NcResult<usize> {
+        let b: [u8; 4] = data.get(at..at + 4).and_then(|b| b.try_into().ok()).ok_or(NcError::ENCZARR)?;
+        Ok(u32::from_le_bytes(b) as usize)
+    };
+    if word(0)? != elems {
+        return Err(NcError::ENCZARR);
+    }
+    let table_len = elems.checked_mul(VLEN_ELEM).ok_or(NcError::ENCZARR)?;
+    // The text is at most what the data holds beyond the lengths.
+    let text_len = data.len().saturating_sub(4 + 4 * elems);
+    let mut out = crate::buffers::with_capacity(table_len.checked_add(text_len).ok_or(NcError::ENCZARR)?)?;
+    out.resize(table_len, 0);
+    let mut at = 4;
+    for k in 0..elems {
+        let len = word(at)?;
+        let bytes = data.get(at + 4..at + 4 + len).ok_or(NcError::ENCZARR)?;
+        let entry = [(out.len() - table_len) as u64, len as u64];
+        out[k * VLEN_ELEM..(k + 1) * VLEN_ELEM]
+            .copy_from_slice(&[entry[0].to_ne_bytes(), entry[1].to_ne_bytes()].concat());
+        out.extend_from_slice(bytes);
+        at += 4 + len;
+    }
+    if at != data.len() {
+        return Err(NcError::ENCZARR);
+    }
+    Ok(out)
+}
+
 /// Native-endian half floats as native-endian floats.
 fn widen_halves(data: &[u8]) -> Vec<u8> {
     data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
@@ -59,7 +117,7 @@ fn widen_halves(data: &[u8]) -> Vec<u8> {
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if layout.half || layout.shards.is_some() {
+    if layout.half || layout.shards.is_some() || layout.text == TextEncoding::Vlen {
         // Half floats and shards are read only (Zarr v3 opens read-only).
         return Err(NcError::EPERM);
     }
@@ -100,5 +158,42 @@ pub fn decode_or_fill(layout: &VarLayout, bytes: Option<Vec<u8>>, elems: usize) 
             }
             Ok(b)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element(chunk: &[u8], k: usize) -> (u64, u64) {
+        let e = &chunk[k * VLEN_ELEM..(k + 1) * VLEN_ELEM];
+        (u64::from_ne_bytes(e[..8].try_into().unwrap()), u64::from_ne_bytes(e[8..].try_into().unwrap()))
+    }
+
+    #[test]
+    fn vlen_chunks() {
+        // ZARR_V3.md 2.3: ["a","bc","","déf"].
+        let data = hex("040000000100000061020000006263000000000400000064c3a966");
+        let chunk = decode_vlen(&data, 4).unwrap();
+        let text = &chunk[4 * VLEN_ELEM..];
+        assert_eq!(text, "abcdéf".as_bytes());
+        assert_eq!(
+            [element(&chunk, 0), element(&chunk, 1), element(&chunk, 2), element(&chunk, 3)],
+            [(0, 1), (1, 2), (3, 0), (3, 4)]
+        );
+        assert_eq!(decode_vlen(&data, 3), Err(NcError::ENCZARR), "count disagrees");
+        assert_eq!(decode_vlen(&data[..data.len() - 1], 4), Err(NcError::ENCZARR), "cut short");
+        let mut extra = data.clone();
+        extra.push(0);
+        assert_eq!(decode_vlen(&extra, 4), Err(NcError::ENCZARR), "trailing bytes");
+        let mut lying = data.clone();
+        lying[4] = 0xff;
+        assert_eq!(decode_vlen(&lying, 4), Err(NcError::ENCZARR), "length past the end");
+        assert_eq!(decode_vlen(&[], 0), Err(NcError::ENCZARR));
+        assert_eq!(decode_vlen(&[0, 0, 0, 0], 0).unwrap(), Vec::<u8>::new());
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 }

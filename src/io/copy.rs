@@ -14,7 +14,14 @@ use crate::types::*;
 ///
 /// # Safety
 /// `buf` must hold the run's elements in `mem_type` at its offsets.
-pub unsafe fn copy_run_out(layout: &VarLayout, run: Run, src: &[u8], mem_type: NcType, buf: *mut u8) -> NcResult<bool> {
+pub unsafe fn copy_run_out(
+    layout: &VarLayout,
+    run: Run,
+    src: &[u8],
+    arena: &[u8],
+    mem_type: NcType,
+    buf: *mut u8,
+) -> NcResult<bool> {
     let es = layout.elem_size;
     let ms = type_size(mem_type)? as isize;
     let step = run.chunk_step * es;
@@ -26,7 +33,9 @@ pub unsafe fn copy_run_out(layout: &VarLayout, run: Run, src: &[u8], mem_type: N
     if layout.xtype == NC_STRING {
         // SAFETY: `src` holds the run's elements (checked above), `dst`
         // has room for as many string pointers at the run's memory step.
-        unsafe { get_strings(src.as_ptr(), step, es, layout.text, dst as *mut *mut c_char, run.mem_step, run.n) }?;
+        unsafe {
+            get_strings(src.as_ptr(), step, es, layout.text, arena, dst as *mut *mut c_char, run.mem_step, run.n)
+        }?;
         Ok(false)
     } else {
         // SAFETY: `src` holds the run's elements (checked above), `dst`
@@ -51,11 +60,21 @@ pub unsafe fn copy_out(
     buf: *mut u8,
 ) -> NcResult<bool> {
     let es = layout.elem_size;
+    // A variable-length string chunk (always whole) is its element table,
+    // then the text its elements point into.
+    let (chunk, arena) = if layout.text == TextEncoding::Vlen && layout.xtype == NC_STRING {
+        if base != 0 {
+            return Err(NcError::EINTERNAL);
+        }
+        chunk.split_at(layout.chunk_bytes().min(chunk.len()))
+    } else {
+        (chunk, &[][..])
+    };
     let mut range_error = false;
     for_each_run(sel, &layout.chunks, part, |run| {
         let src = chunk.get((run.chunk_off - base) * es..).ok_or(NcError::EINTERNAL)?;
         // SAFETY: `buf` holds the whole selection, so every run of it.
-        range_error |= unsafe { copy_run_out(layout, run, src, mem_type, buf) }?;
+        range_error |= unsafe { copy_run_out(layout, run, src, arena, mem_type, buf) }?;
         Ok(())
     })?;
     Ok(range_error)

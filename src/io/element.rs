@@ -171,6 +171,8 @@ pub unsafe fn put_strings(
 fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>> {
     match text {
         TextEncoding::Bytes => (bytes.len() <= width).then(|| bytes.to_vec()),
+        // Variable-length strings are read only.
+        TextEncoding::Vlen => None,
         TextEncoding::Utf32 { big_endian } => {
             let s = std::str::from_utf8(bytes).ok()?;
             let out: Vec<u8> = s
@@ -182,9 +184,17 @@ fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>
     }
 }
 
-/// One element's text as UTF-8 bytes, up to the first NUL.
-fn decode_text(elem: &[u8], text: TextEncoding) -> Vec<u8> {
-    match text {
+/// One element's text as UTF-8 bytes, up to the first NUL; a
+/// variable-length element's bytes are in `arena` (the text after the
+/// chunk's table), where its offset and length say.
+fn decode_text(elem: &[u8], text: TextEncoding, arena: &[u8]) -> NcResult<Vec<u8>> {
+    Ok(match text {
+        TextEncoding::Vlen => {
+            let word = |i: usize| u64::from_ne_bytes(elem[i..i + 8].try_into().unwrap_or([0; 8]));
+            let (offset, len) = (usize::try_from(word(0)), usize::try_from(word(8)));
+            let (Ok(offset), Ok(len)) = (offset, len) else { return Err(NcError::EINTERNAL) };
+            arena.get(offset..offset.saturating_add(len)).ok_or(NcError::EINTERNAL)?.to_vec()
+        }
         TextEncoding::Bytes => elem[..elem.iter().position(|&b| b == 0).unwrap_or(elem.len())].to_vec(),
         TextEncoding::Utf32 { big_endian } => elem
             .chunks_exact(4)
@@ -196,7 +206,7 @@ fn decode_text(elem: &[u8], text: TextEncoding) -> Vec<u8> {
             .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
             .collect::<String>()
             .into_bytes(),
-    }
+    })
 }
 
 /// Do all `n` C strings fit in `width` bytes?
@@ -224,11 +234,13 @@ pub unsafe fn strings_fit(
 ///
 /// # Safety
 /// `src` must hold `n` elements at its step; `dst` room for `n` pointers.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn get_strings(
     src: *const u8,
     src_step: usize,
     width: usize,
     text: TextEncoding,
+    arena: &[u8],
     dst: *mut *mut c_char,
     dst_step: isize,
     n: usize,
@@ -236,7 +248,7 @@ pub unsafe fn get_strings(
     for k in 0..n {
         // SAFETY: element k < n of `src` (width bytes of a chunk buffer).
         let elem = unsafe { std::slice::from_raw_parts(src.add(k * src_step), width) };
-        let p = malloc_cstring(&decode_text(elem, text))?;
+        let p = malloc_cstring(&decode_text(elem, text, arena)?)?;
         // SAFETY: pointer slot k < n of `dst`, as the caller promises.
         unsafe { dst.offset(k as isize * dst_step).write_unaligned(p) };
     }
@@ -291,10 +303,10 @@ mod tests {
         let le = TextEncoding::Utf32 { big_endian: false };
         let encoded = encode_text("aé".as_bytes(), 12, le).unwrap();
         assert_eq!(encoded, vec![b'a', 0, 0, 0, 0xe9, 0, 0, 0]);
-        assert_eq!(decode_text(&[b'a', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0], le), "aé".as_bytes());
+        assert_eq!(decode_text(&[b'a', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0], le, &[]).unwrap(), "aé".as_bytes());
         assert_eq!(encode_text(b"abcd", 12, le), None, "4 characters do not fit in U3");
         let be = TextEncoding::Utf32 { big_endian: true };
-        assert_eq!(decode_text(&[0, 0, 0, b'z'], be), b"z");
+        assert_eq!(decode_text(&[0, 0, 0, b'z'], be, &[]).unwrap(), b"z");
     }
 
     #[test]
@@ -317,7 +329,7 @@ mod tests {
         );
         let mut out = [std::ptr::null_mut::<c_char>(); 2];
         // SAFETY: two 4-byte elements in, two pointer slots out.
-        unsafe { get_strings(chunk.as_ptr(), 4, 4, bytes, out.as_mut_ptr(), 1, 2) }.unwrap();
+        unsafe { get_strings(chunk.as_ptr(), 4, 4, bytes, &[], out.as_mut_ptr(), 1, 2) }.unwrap();
         // SAFETY: the two malloc'ed C strings get_strings made, freed once.
         unsafe {
             assert_eq!(std::ffi::CStr::from_ptr(out[0]).to_bytes(), b"ab");

@@ -40,6 +40,8 @@ pub struct VarLayout {
     pub half: bool,
     /// Chunks live in shards (Zarr v3 `sharding_indexed`).
     pub shards: Option<Arc<super::shard::ShardReader>>,
+    /// The fill string of a variable-length string variable.
+    pub fill_text: Vec<u8>,
     /// How NC_STRING elements are encoded.
     pub text: TextEncoding,
     /// The variable's filters (empty: chunks are stored raw).
@@ -50,24 +52,34 @@ pub struct VarLayout {
     n_chunk_bytes: usize,
 }
 
-/// The encoding of fixed-width NC_STRING elements.
+/// The encoding of NC_STRING elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextEncoding {
     /// Bytes, NUL-padded (`S<n>`).
     Bytes,
     /// UTF-32 code units, zero-padded (numpy `U<n>`).
     Utf32 { big_endian: bool },
+    /// Variable length (`vlen-utf8`, `vlen-bytes`). In memory a chunk is a
+    /// table of [`VLEN_ELEM`]-byte elements, each the native `u64` offset
+    /// and `u64` length of its bytes in the text that follows the table
+    /// (see `chunk_io::decode_vlen`).
+    Vlen,
 }
+
+/// Bytes of one variable-length string element in a decoded chunk.
+pub const VLEN_ELEM: usize = 16;
 
 impl VarLayout {
     pub fn of(model: &Model, grp: usize, varid: i32) -> NcResult<VarLayout> {
         let var = model.var(grp, varid)?;
         let scalar = var.dimids.is_empty();
-        let text = match var.utf32 {
-            Some(big_endian) => TextEncoding::Utf32 { big_endian },
-            None => TextEncoding::Bytes,
+        let text = match (var.vlen, var.utf32) {
+            (true, _) => TextEncoding::Vlen,
+            (false, Some(big_endian)) => TextEncoding::Utf32 { big_endian },
+            (false, None) => TextEncoding::Bytes,
         };
         let elem_size = match (var.xtype, text) {
+            (NC_STRING, TextEncoding::Vlen) => VLEN_ELEM,
             (NC_STRING, TextEncoding::Utf32 { .. }) => {
                 string_width(model, var).checked_mul(4).ok_or(NcError::ENCZARR)?
             }
@@ -85,8 +97,19 @@ impl VarLayout {
             NC_ENDIAN_LITTLE => false,
             _ => native_big,
         };
-        let fill =
-            if var.no_fill { vec![0u8; elem_size] } else { fill_bytes(&model.effective_fill(var)?, elem_size, text)? };
+        let fill = match text {
+            // A vlen chunk of fill is built whole (`fill_chunk`).
+            TextEncoding::Vlen => vec![0u8; elem_size],
+            _ if var.no_fill => vec![0u8; elem_size],
+            _ => fill_bytes(&model.effective_fill(var)?, elem_size, text)?,
+        };
+        let fill_text = match (text, var.no_fill) {
+            (TextEncoding::Vlen, false) => match model.effective_fill(var)? {
+                Values::String(s) => s.into_iter().next().unwrap_or_default(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
         let chunks = if scalar { vec![1] } else { var.chunks.clone() };
         // A chunk bigger than any object can be (so products never wrap).
         let n_chunk_elems = chunks.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
@@ -110,6 +133,7 @@ impl VarLayout {
                 .as_ref()
                 .and_then(|v3| v3.shard.clone())
                 .map(|s| Arc::new(super::shard::ShardReader::new(s))),
+            fill_text,
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.
             chain: Arc::new(if var.codecs.is_empty() {
@@ -159,6 +183,13 @@ impl VarLayout {
     /// A chunk holding nothing but fill values (NC_ENOMEM if no memory
     /// holds one).
     pub fn fill_chunk(&self) -> NcResult<Vec<u8>> {
+        if self.text == TextEncoding::Vlen {
+            // Every element names the one copy of the fill text.
+            let elem: Vec<u8> = [0u64, self.fill_text.len() as u64].iter().flat_map(|v| v.to_ne_bytes()).collect();
+            let mut chunk = crate::buffers::repeat(&elem, self.chunk_elems())?;
+            chunk.extend_from_slice(&self.fill_text);
+            return Ok(chunk);
+        }
         crate::buffers::repeat(&self.fill, self.chunk_elems())
     }
 }
@@ -231,7 +262,7 @@ fn fill_bytes(fill: &Values, elem_size: usize, text: TextEncoding) -> NcResult<V
         Values::String(s) => {
             let s = s.first().map(Vec::as_slice).unwrap_or_default();
             let s = match text {
-                TextEncoding::Bytes => s.to_vec(),
+                TextEncoding::Bytes | TextEncoding::Vlen => s.to_vec(),
                 TextEncoding::Utf32 { big_endian } => String::from_utf8_lossy(s)
                     .chars()
                     .flat_map(|c| if big_endian { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() })

@@ -126,7 +126,7 @@ unsafe fn copy_out_ranged(
                 let elems = stored.len() / es;
                 let bytes = decode_or_fill(layout, found.then_some(stored), elems)?;
                 // SAFETY: `buf` holds the whole selection, so this run.
-                range_error |= unsafe { copy_run_out(layout, run, &bytes, mem_type, buf) }?;
+                range_error |= unsafe { copy_run_out(layout, run, &bytes, &[], mem_type, buf) }?;
                 Ok(())
             })?;
             Ok(range_error)

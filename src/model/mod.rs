@@ -67,6 +67,9 @@ pub struct Var {
     pub string_width: Option<usize>,
     /// NC_STRING stored as numpy `U<n>` (UTF-32; `true` if big-endian).
     pub utf32: Option<bool>,
+    /// NC_STRING stored with variable lengths (`vlen-utf8`/`vlen-bytes`;
+    /// read only).
+    pub vlen: bool,
     /// Codecs named in storage (`filters` then `compressor`, as JSON); the
     /// one source of the variable's filter list and of its codec chain.
     pub codecs: Vec<serde_json::Value>,
@@ -353,6 +356,7 @@ impl Model {
             stored_path: None,
             string_width: None,
             utf32: None,
+            vlen: false,
             codecs: Vec::new(),
             dim_separator: '.',
             order_f: false,

@@ -17,34 +17,12 @@ import corpus
 import expected
 from conftest import dump
 
-VLEN = "issue 12: variable-length strings not read yet"
 
 # What our readers do not do yet, by (format, feature, variable); "*" is
 # every variable of the feature's store.
 KNOWN = {
-    (3, "corruptible", "/text"): VLEN,
-    (3, "sharding", "/strings"): VLEN,
     (3, "sharding", "/nested"): "issue 12: shards inside shards not read yet",
     (3, "sharding", "/transposed"): "issue 12: a transpose over whole shards (before sharding_indexed) not read yet",
-    (3, "strings", "/vlen"): VLEN,
-    (3, "strings", "/vlen_2d"): VLEN,
-    (3, "strings", "/vlen_raw"): VLEN,
-    (3, "strings", "/scalar_string"): VLEN,
-    (3, "strings", "/vlen_bytes"): VLEN,
-    (3, "strings", "/vlen_bytes_old_name"): VLEN,
-    (3, "fills", "/s_vlen"): VLEN,
-    (3, "consolidated", "/label"): VLEN,
-    (3, "stale_consolidated", "/label"): VLEN,
-    (3, "xarray_dataset", "/y"): VLEN,
-    (2, "strings", "/vlen"): VLEN,
-    (2, "strings", "/vlen_2d"): VLEN,
-    (2, "strings", "/vlen_raw"): VLEN,
-    (2, "strings", "/scalar_string"): VLEN,
-    (2, "strings", "/vlen_bytes"): VLEN,
-    (2, "fills", "/s_vlen"): VLEN,
-    (2, "consolidated", "/label"): VLEN,
-    (2, "stale_consolidated", "/label"): VLEN,
-    (2, "xarray_dataset", "/y"): VLEN,
     (2, "fills", "/s_bytes"): "v2: a |S fill_value is base64 (zarr-python), read as written (netcdf-c's convention)",
 }
 

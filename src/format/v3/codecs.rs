@@ -23,6 +23,8 @@ pub struct V3Codecs {
     pub chain: Vec<Value>,
     /// `sharding_indexed`: each stored object is a shard of inner chunks.
     pub shard: Option<ShardSpec>,
+    /// The serializer is `vlen-utf8` or `vlen-bytes`.
+    pub vlen: bool,
 }
 
 /// A `sharding_indexed` codec's layout.
@@ -141,7 +143,7 @@ fn as_numcodecs(name: &str, config: Map<String, Value>) -> NcResult<Value> {
 /// Parse a `codecs` list for an array of `rank` dimensions.
 pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
     let list = codecs.as_array().filter(|l| !l.is_empty()).ok_or(NcError::ENCZARR)?;
-    let mut out = V3Codecs { transpose: None, big_endian: None, chain: Vec::new(), shard: None };
+    let mut out = V3Codecs { transpose: None, big_endian: None, chain: Vec::new(), shard: None, vlen: false };
     let mut serialized = false;
     for codec in list {
         let (name, config) = name_and_config(codec)?;
@@ -181,9 +183,7 @@ pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
                 serialized = true;
             }
             ("vlen-utf8" | "vlen-bytes", false) => {
-                // Not read yet: a codec the chain lacks, so the data (only)
-                // is NC_ENOFILTER, as for any codec this build lacks.
-                out.chain.insert(0, lacking(name));
+                out.vlen = true;
                 serialized = true;
             }
             ("transpose" | "bytes" | "endian" | "sharding_indexed" | "vlen-utf8" | "vlen-bytes", true) => {

@@ -17,6 +17,11 @@ pub struct V3Type {
     pub bool: bool,
     /// Stored as IEEE half floats, read as NC_FLOAT.
     pub half: bool,
+    /// Variable-length strings (`string`, or bytes): NC_STRING.
+    pub vlen: bool,
+    /// Variable-length bytes (`bytes`, `variable_length_bytes`): their
+    /// fill value is base64.
+    pub binary: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,13 +33,12 @@ pub enum FixedText {
 }
 
 fn plain(xtype: NcType, size: usize) -> V3Type {
-    V3Type { xtype, size, text: None, bool: false, half: false }
+    V3Type { xtype, size, text: None, bool: false, half: false, vlen: false, binary: false }
 }
 
 /// The netCDF view of a `data_type`. Types netCDF cannot hold (complex,
-/// raw bits, dates, structs) and the variable-length
-/// ones not read yet are NC_EBADTYPE: the caller lists the variable and
-/// refuses its data.
+/// raw bits, dates, structs) are NC_EBADTYPE: the caller lists the
+/// variable and refuses its data.
 pub fn parse(data_type: &Value) -> NcResult<V3Type> {
     let (name, config) = match data_type {
         Value::String(s) => (s.as_str(), None),
@@ -62,6 +66,8 @@ pub fn parse(data_type: &Value) -> NcResult<V3Type> {
         "float16" => V3Type { half: true, ..plain(NC_FLOAT, 2) },
         "float32" => plain(NC_FLOAT, 4),
         "float64" => plain(NC_DOUBLE, 8),
+        "string" => V3Type { vlen: true, ..plain(NC_STRING, 16) },
+        "bytes" | "variable_length_bytes" => V3Type { vlen: true, binary: true, ..plain(NC_STRING, 16) },
         "fixed_length_utf32" => {
             let bytes = length_bytes()?;
             if bytes % 4 != 0 {
@@ -98,7 +104,8 @@ mod tests {
     fn other_types() {
         let h = parse(&json!("float16")).unwrap();
         assert!(h.half && h.xtype == NC_FLOAT && h.size == 2);
-        for t in [json!("complex64"), json!("r16"), json!("string"), json!({"name": "struct"})] {
+        assert!(parse(&json!("string")).unwrap().vlen);
+        for t in [json!("complex64"), json!("r16"), json!({"name": "struct"})] {
             assert_eq!(parse(&t), Err(NcError::EBADTYPE), "{t}");
         }
         for bad in [json!(3), json!({"configuration": {}}), json!({"name": "fixed_length_utf32"})] {

@@ -19,6 +19,10 @@ pub fn decode(v: &Value, ty: &V3Type) -> NcResult<Option<Values>> {
     let values = match (ty.text, v) {
         (_, Value::Null) => return Ok(None),
         (Some(FixedText::Utf32(_)), Value::String(s)) => Values::String(vec![s.as_bytes().to_vec()]),
+        // `string` fills are text; variable-length bytes are base64.
+        (None, Value::String(s)) if ty.binary => Values::String(vec![base64(s)?]),
+        (None, Value::String(s)) if ty.vlen => Values::String(vec![s.as_bytes().to_vec()]),
+        (None, _) if ty.vlen => return Err(NcError::ENCZARR),
         (Some(FixedText::Bytes(_)), Value::String(s)) => Values::String(vec![base64(s)?]),
         (Some(_), _) => return Err(NcError::ENCZARR),
         (None, Value::Bool(b)) if ty.bool => Values::UByte(vec![u8::from(*b)]),

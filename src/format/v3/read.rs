@@ -200,7 +200,7 @@ impl Reader<'_> {
             Ok(t) => t,
             Err(NcError::EBADTYPE) => {
                 data_error = Some(NcError::EBADTYPE);
-                V3Type { xtype: NC_UBYTE, size: 1, text: None, bool: false, half: false }
+                V3Type { xtype: NC_UBYTE, size: 1, text: None, bool: false, half: false, vlen: false, binary: false }
             }
             Err(e) => return Err(e),
         };
@@ -247,6 +247,11 @@ impl Reader<'_> {
             Some(false) => NC_ENDIAN_LITTLE,
             None => NC_ENDIAN_NATIVE,
         };
+        if ty.vlen != codecs.vlen && data_error.is_none() {
+            // Variable-length strings need their serializer, and only
+            // they have it.
+            data_error = Some(NcError::EBADTYPE);
+        }
         let V3Codecs { transpose, chain, shard, .. } = codecs;
         // A sharded array's chunks, for netCDF and the engine, are its
         // inner chunks; the grid's are its shards, which they must divide.
@@ -279,6 +284,7 @@ impl Reader<'_> {
                 None => None,
             },
             utf32: matches!(ty.text, Some(FixedText::Utf32(_))).then_some(endianness == NC_ENDIAN_BIG),
+            vlen: ty.vlen,
             codecs: chain,
             dim_separator: separator,
             order_f: false,
