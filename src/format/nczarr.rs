@@ -360,6 +360,12 @@ pub fn string_width(model: &Model, var: &Var) -> usize {
         .unwrap_or(DEFAULT_STRING_WIDTH)
 }
 
+/// Standard base64, padded.
+fn base64_text(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// A fill value as `.zarray` writes it.
 fn fill_json(fill: &Values) -> Value {
     match fill {
@@ -378,7 +384,19 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
     let shape: Vec<usize> = if scalar { vec![1] } else { var.dimids.iter().map(|&d| model.dims[d].len).collect() };
     let chunks: Vec<usize> = if scalar { vec![1] } else { var.chunks.clone() };
     let width = if var.xtype == NC_STRING { string_width(model, var) } else { 1 };
-    let fill = if var.no_fill { Value::Null } else { fill_json(&model.effective_fill(var)?) };
+    let fill = match model.effective_fill(var)? {
+        _ if var.no_fill => Value::Null,
+        // Pure Zarr byte strings (`|S<n>`, NC_CHAR's `|S1` too) follow the
+        // Zarr v2 spec, as zarr-python reads them: base64. (netcdf-c, and
+        // so NCZarr, writes the text itself.)
+        Values::String(s) if opts.pure_zarr && var.utf32.is_none() => {
+            json!(base64_text(s.first().map_or(&[][..], |s| s)))
+        }
+        Values::Char(c) if opts.pure_zarr => {
+            json!(base64_text(&c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())]))
+        }
+        fill => fill_json(&fill),
+    };
     // Codecs we read are written back as they were: the chunks on disk
     // are still encoded with them.
     let (compressor, filters) = match var.codecs.split_last() {

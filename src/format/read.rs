@@ -587,13 +587,13 @@ impl Reader<'_> {
         let (no_fill, fill) = match zarray.get("fill_value") {
             // netcdf-c reports zeros as the fill value of a NOFILL variable.
             None | Some(Value::Null) => (true, zero_of(dtype.xtype)?),
-            Some(v) => match decode_fill(v, dtype_text, dtype.xtype, self.layout == Layout::V1) {
+            Some(v) => match decode_fill(v, dtype_text, dtype.xtype, self.layout) {
                 Ok(fill) => (false, fill),
                 // An unsupported dtype is refused anyway; its stand-in type
                 // reports what it can (the first of a complex [re, im]).
                 Err(_) if data_error.is_some() => {
                     let first = v.as_array().and_then(|items| items.first());
-                    let lenient = first.and_then(|f| decode_fill(f, dtype_text, dtype.xtype, false).ok());
+                    let lenient = first.and_then(|f| decode_fill(f, dtype_text, dtype.xtype, Layout::Current).ok());
                     (false, lenient.map_or_else(|| Values::default_fill(dtype.xtype), Ok)?)
                 }
                 // A fill value that is not one of the variable's type: the
@@ -697,22 +697,32 @@ fn zero_of(t: NcType) -> NcResult<Values> {
     }
 }
 
-/// Decode a `.zarray` fill value into the variable's type. Strings are
-/// taken as written (netcdf-c's convention), not base64-decoded.
+/// Decode a `.zarray` fill value into the variable's type.
+///
+/// Byte strings (`S<n>`): the Zarr v2 spec, and so zarr-python, write them
+/// as base64; netcdf-c writes them as they are. So pure Zarr takes base64
+/// (text that is not base64, as netcdf-c's pure Zarr writes, as written)
+/// and NCZarr layouts take the text. numpy `U<n>` fills are plain text.
 ///
 /// A numeric type takes one number (or a number written as a string, or
 /// `"NaN"`/`"Infinity"`/`"-Infinity"`); booleans only for numpy's bool
-/// dtype; netcdf-c 4.8.0 (`v1`) wrote a one-element list. Anything else is
+/// dtype; netcdf-c 4.8.0 (`V1`) wrote a one-element list. Anything else is
 /// NC_ENCZARR, and an integer out of the type's range NC_ERANGE (netcdf-c's
 /// code; it does not check floats).
-fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, v1: bool) -> NcResult<Values> {
-    let bool_dtype = dtype_text.trim_start_matches(['<', '>', '|']).starts_with('b');
+fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, layout: Layout) -> NcResult<Values> {
+    let kind = dtype_text.trim_start_matches(['<', '>', '|']);
+    let bool_dtype = kind.starts_with('b');
+    let v1 = layout == Layout::V1;
     match (xtype, v) {
         (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
+        (NC_STRING, Value::String(s)) if layout == Layout::Pure && kind.starts_with('S') => {
+            let bytes = super::v3::fill::base64(s).unwrap_or_else(|_| s.as_bytes().to_vec());
+            Ok(Values::String(vec![bytes]))
+        }
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
         (t, Value::Bool(b)) if bool_dtype => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
-        (t, Value::Array(items)) if v1 && items.len() == 1 => decode_fill(&items[0], dtype_text, t, false),
+        (t, Value::Array(items)) if v1 && items.len() == 1 => decode_fill(&items[0], dtype_text, t, Layout::Current),
         (t, Value::Number(_) | Value::String(_)) => {
             let (values, range_error) = decode_number(v, t)?;
             let integer = !matches!(t, NC_FLOAT | NC_DOUBLE);

@@ -23,7 +23,6 @@ from conftest import dump
 KNOWN = {
     (3, "sharding", "/nested"): "issue 12: shards inside shards not read yet",
     (3, "sharding", "/transposed"): "issue 12: a transpose over whole shards (before sharding_indexed) not read yet",
-    (2, "fills", "/s_bytes"): "v2: a |S fill_value is base64 (zarr-python), read as written (netcdf-c's convention)",
 }
 
 
