@@ -364,7 +364,10 @@ fn s3_location(scheme: &str, host: &str, path: &str, env: &dyn Fn(&str) -> Optio
             }
             [.., "amazonaws", "com"] => return Err(NcError::EURL),
             // bucket.s3.region.domain/key (another provider's virtual host).
-            [bucket, "s3", region, domain @ ..] if domain.len() >= 2 && !is_ip(host) => {
+            // A first label `s3` is the path-style form below instead
+            // (`s3.s3.region.domain/bucket`, a region named s3), which is
+            // how such a location is displayed.
+            [bucket, "s3", region, domain @ ..] if domain.len() >= 2 && !is_ip(host) && *bucket != "s3" => {
                 let port = &host[host_name(host).len()..];
                 let endpoint = origin(&format!("s3.{region}.{}{port}", domain.join(".")));
                 (endpoint, bucket.to_string(), Some(region.to_string()), path)
@@ -626,6 +629,10 @@ mod tests {
         assert_eq!(parse("file:///a%zz#mode=nczarr"), Err(NcError::EURL));
         assert_eq!(parse(""), Err(NcError::EINVAL));
         assert_eq!(parse("https://h/b/d.zip#mode=nczarr,zip"), Err(NcError::EURL));
+        // A region named s3: displayed path style, which must read back the same.
+        let u = parse("https://bkt.s3.s3.eu-1.example.org:90/k#mode=s3").unwrap();
+        let again = parse(&u.display_name().unwrap()).unwrap();
+        assert_eq!(again.storage, u.storage);
         for host in ["bkt.s3.s3..s3..example.org:8443", ".h", "h.", "a..b"] {
             assert_eq!(parse(&format!("https://{host}/x#mode=s3")), Err(NcError::EURL), "{host}");
         }
