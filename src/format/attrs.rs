@@ -103,6 +103,19 @@ pub fn decode_number(value: &Value, t: NcType) -> NcResult<(Values, bool)> {
     }
 }
 
+/// A fill value that is one number (or a number written as a string,
+/// `"NaN"`, `"Infinity"`...) in type `t`. An integer type refuses a value
+/// out of its range, or not finite, with NC_ERANGE (netcdf-c's code; it
+/// does not check floats).
+pub fn decode_fill_number(value: &Value, t: NcType) -> NcResult<Values> {
+    let (values, out_of_range) = decode_number(value, t)?;
+    let integer = !matches!(t, NC_FLOAT | NC_DOUBLE);
+    if integer && (out_of_range || json::non_finite_string(value).is_some()) {
+        return Err(NcError::ERANGE);
+    }
+    Ok(values)
+}
+
 /// A JSON number in the widest form that keeps it exact.
 #[derive(Debug, Clone, Copy)]
 enum Num {

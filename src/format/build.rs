@@ -1,9 +1,25 @@
 //! Building the in-memory model from stored metadata: what every reader
 //! (each NCZarr generation, pure Zarr v2 and v3) does alike.
 
+use serde_json::Value;
+
 use crate::error::{NcError, NcResult};
 use crate::model::names::check_name;
 use crate::model::{Dim, Group, Model};
+
+/// A size: a non-negative JSON integer that fits this machine's `size_t`.
+pub fn as_usize(v: &Value) -> NcResult<usize> {
+    v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR)
+}
+
+/// A list of sizes (a shape, a chunk shape, an order); anything else,
+/// or nothing, is NC_ENCZARR.
+pub fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
+    match v {
+        Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
+        _ => Err(NcError::ENCZARR),
+    }
+}
 
 /// A group, variable or dimension name read from metadata: a valid
 /// netCDF name that is also a single storage key segment (so it cannot

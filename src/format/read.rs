@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::attrs::{decode_inferred, decode_number, decode_typed};
-use super::build::{add_dim, add_group, check_stored_name, pure_dims};
+use super::attrs::{decode_fill_number, decode_inferred, decode_typed};
+use super::build::{add_dim, add_group, as_usize, check_stored_name, pure_dims, usize_list};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use super::source::Source;
@@ -235,24 +235,12 @@ struct Reader<'a> {
     pending: Vec<(usize, String)>,
 }
 
-/// A size: a non-negative JSON integer that fits this machine's `size_t`.
-fn as_usize(v: &Value) -> NcResult<usize> {
-    v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR)
-}
-
 /// `zarr_format`, when given, must be 2 (netcdf-c: NC_ENCZARR otherwise).
 fn check_zarr_format(obj: &Map<String, Value>) -> NcResult<()> {
     match obj.get("zarr_format") {
         None => Ok(()),
         Some(v) if v.as_u64() == Some(2) || v.as_str() == Some("2") => Ok(()),
         Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
-    match v {
-        Some(Value::Array(items)) => items.iter().map(as_usize).collect(),
-        _ => Err(NcError::ENCZARR),
     }
 }
 
@@ -723,14 +711,7 @@ fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, layout: Layout) -> Nc
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
         (t, Value::Bool(b)) if bool_dtype => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
         (t, Value::Array(items)) if v1 && items.len() == 1 => decode_fill(&items[0], dtype_text, t, Layout::Current),
-        (t, Value::Number(_) | Value::String(_)) => {
-            let (values, range_error) = decode_number(v, t)?;
-            let integer = !matches!(t, NC_FLOAT | NC_DOUBLE);
-            if integer && (range_error || super::json::non_finite_string(v).is_some()) {
-                return Err(NcError::ERANGE);
-            }
-            Ok(values)
-        }
+        (t, Value::Number(_) | Value::String(_)) => decode_fill_number(v, t),
         _ => Err(NcError::ENCZARR),
     }
 }

@@ -315,16 +315,20 @@ impl FileMap {
 }
 
 impl FileMap {
+    /// The file under `key`, open for reading; `None` when there is none.
+    fn open_object(&self, key: &str) -> NcResult<Option<fs::File>> {
+        match fs::File::open(self.read_path(key)?) {
+            Ok(f) => Ok(Some(f)),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
+            Err(e) => Err(NcError::from_io(&e)),
+        }
+    }
+
     /// [`Zmap::read_into`], checking the object's length first when `size`
     /// is given.
     fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         use std::os::fd::AsRawFd;
-        let path = self.read_path(key)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(false),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
+        let Some(file) = self.open_object(key)? else { return Ok(false) };
         if let Some(size) = size {
             let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
             if meta.is_dir() {
@@ -392,14 +396,12 @@ impl Zmap for FileMap {
     /// The size from the file's metadata, then one `pread`.
     fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
         use std::os::unix::fs::FileExt;
-        let path = self.read_path(key)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
-        let size = file.metadata().map_err(io_err)?.len();
-        let start = size.checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
+        let Some(file) = self.open_object(key)? else { return Ok(None) };
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        let start = meta.len().checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
         let mut out = crate::buffers::zeroed(len)?;
         file.read_exact_at(&mut out, start).map_err(|_| NcError::ENCZARR)?;
         Ok(Some(out))
@@ -408,12 +410,7 @@ impl Zmap for FileMap {
     /// One open, one `pread` per range.
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         use std::os::unix::fs::FileExt;
-        let path = self.read_path(key)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
+        let Some(file) = self.open_object(key)? else { return Ok(None) };
         // Ranges past the end are refused before any buffer is made for
         // them (a length read from a damaged shard index may be huge).
         let meta = file.metadata().map_err(io_err)?;

@@ -7,6 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::{NcError, NcResult};
+use crate::format::build::usize_list;
 
 /// What the list says.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,14 +48,8 @@ fn lacking(what: &str) -> Value {
 /// list of their own) and the index layout. What we cannot read (nested
 /// shards, other index codecs) becomes a codec the chain lacks.
 fn parse_sharding(config: &Map<String, Value>, rank: usize) -> NcResult<V3Codecs> {
-    let chunk_shape: Vec<usize> = config
-        .get("chunk_shape")
-        .and_then(Value::as_array)
-        .ok_or(NcError::ENCZARR)?
-        .iter()
-        .map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|&n| n > 0).ok_or(NcError::ENCZARR))
-        .collect::<NcResult<_>>()?;
-    if chunk_shape.len() != rank {
+    let chunk_shape = usize_list(config.get("chunk_shape"))?;
+    if chunk_shape.len() != rank || chunk_shape.contains(&0) {
         return Err(NcError::ENCZARR);
     }
     let mut inner = parse(config.get("codecs").ok_or(NcError::ENCZARR)?, rank)?;
@@ -149,13 +144,7 @@ pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
         let (name, config) = name_and_config(codec)?;
         match (name, serialized) {
             ("transpose", false) => {
-                let order: Vec<usize> = config
-                    .get("order")
-                    .and_then(Value::as_array)
-                    .ok_or(NcError::ENCZARR)?
-                    .iter()
-                    .map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR))
-                    .collect::<NcResult<_>>()?;
+                let order = usize_list(config.get("order"))?;
                 let mut seen = vec![false; rank];
                 let permutation =
                     order.len() == rank && order.iter().all(|&i| i < rank && !std::mem::replace(&mut seen[i], true));

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::dtype::{FixedText, V3Type};
 use crate::error::{NcError, NcResult};
-use crate::format::attrs::decode_number;
+use crate::format::attrs::decode_fill_number;
 use crate::model::Values;
 use crate::types::*;
 
@@ -36,14 +36,7 @@ pub fn decode(v: &Value, ty: &V3Type) -> NcResult<Option<Values>> {
                 _ => Values::Double(vec![f64::from_bits(bits)]),
             }
         }
-        (None, Value::Number(_) | Value::String(_)) => {
-            let (values, out_of_range) = decode_number(v, ty.xtype)?;
-            let integer = !matches!(ty.xtype, NC_FLOAT | NC_DOUBLE);
-            if integer && (out_of_range || crate::format::json::non_finite_string(v).is_some()) {
-                return Err(NcError::ERANGE);
-            }
-            values
-        }
+        (None, Value::Number(_) | Value::String(_)) => decode_fill_number(v, ty.xtype)?,
         _ => return Err(NcError::ENCZARR),
     };
     Ok(Some(values))

@@ -13,7 +13,7 @@ use super::dtype::{self, FixedText, V3Type};
 use super::fill;
 use crate::error::{NcError, NcResult};
 use crate::format::attrs::{decode_inferred, decode_typed};
-use crate::format::build::{add_group, check_stored_name, pure_dims};
+use crate::format::build::{add_group, check_stored_name, pure_dims, usize_list};
 use crate::format::dtype::dtype_for;
 use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
@@ -55,14 +55,6 @@ fn object(v: Option<&Value>) -> NcResult<Map<String, Value>> {
         Some(Value::Object(m)) => Ok(m.clone()),
         Some(_) => Err(NcError::ENCZARR),
     }
-}
-
-fn usize_list(v: Option<&Value>) -> NcResult<Vec<usize>> {
-    v.and_then(Value::as_array)
-        .ok_or(NcError::ENCZARR)?
-        .iter()
-        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or(NcError::ENCZARR))
-        .collect()
 }
 
 /// A document of the right format: zarr_format 3 and the node type.
@@ -216,15 +208,14 @@ impl Reader<'_> {
             }
         };
         let attrs = object(doc.get("attributes"))?;
+        // `null` entries are unnamed: "" is no netCDF name, so anonymous.
         let names = match doc.get("dimension_names") {
-            None | Some(Value::Null) => match attrs.get("_ARRAY_DIMENSIONS") {
-                Some(Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
-                _ => None,
-            },
-            // `null` entries are unnamed: "" is no netCDF name, so anonymous.
-            Some(Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
+            None | Some(Value::Null) => attrs.get("_ARRAY_DIMENSIONS").and_then(Value::as_array),
+            Some(Value::Array(items)) => Some(items),
             Some(_) => return Err(NcError::ENCZARR),
         };
+        let names: Option<Vec<String>> =
+            names.map(|items| items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect());
         let dimids = if scalar { Vec::new() } else { pure_dims(&mut self.model, g, names.as_ref(), &shape)? };
         let mut atts = self.user_attrs(&attrs)?;
         // xarray keeps the CF fill value as an attribute (a float as the

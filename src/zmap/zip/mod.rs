@@ -140,8 +140,7 @@ impl ZipMap {
     pub fn open(path: &Path) -> NcResult<ZipMap> {
         let path = &std::fs::canonicalize(path).map_err(io_err)?;
         let (base, prefix) = Base::open(path, None)?;
-        let dirs = base.index.dirs.iter().filter_map(|d| strip_dir(d, &prefix)).collect();
-        let state = State { dirs, base: Arc::new(base), ..State::default() };
+        let state = State::unchanged(Arc::new(base), &prefix);
         Ok(ZipMap::with_state(path, prefix, state))
     }
 
@@ -281,9 +280,18 @@ impl ZipMap {
     }
 }
 
-/// A directory entry's name as a dataset key, if it is below the prefix.
-fn strip_dir(dir: &str, prefix: &str) -> Option<String> {
-    dir.strip_prefix(prefix).filter(|k| !k.is_empty()).map(str::to_string)
+impl State {
+    /// The view of a committed archive with no change over it: its
+    /// directory entries below `prefix` as dataset keys.
+    fn unchanged(base: Arc<Base>, prefix: &str) -> State {
+        let dirs = base
+            .index
+            .dirs
+            .iter()
+            .filter_map(|d| d.strip_prefix(prefix).filter(|k| !k.is_empty()).map(str::to_string))
+            .collect();
+        State { base, dirs, ..State::default() }
+    }
 }
 
 impl Zmap for ZipMap {
@@ -416,16 +424,13 @@ impl Zmap for ZipMap {
         commit::write_archive(&self.path, &self.prefix, &state, self.durable)?;
         // The new archive replaces the old; read it back as the new base.
         let (base, _) = Base::open(&self.path, Some(&self.prefix))?;
-        let dirs = base.index.dirs.iter().filter_map(|d| strip_dir(d, &self.prefix)).collect();
-        *state = State { base: Arc::new(base), dirs, ..State::default() };
+        *state = State::unchanged(Arc::new(base), &self.prefix);
         Ok(())
     }
 
     fn discard(&self) -> NcResult<bool> {
         let mut state = self.state();
-        let base = state.base.clone();
-        let dirs = base.index.dirs.iter().filter_map(|d| strip_dir(d, &self.prefix)).collect();
-        *state = State { base, dirs, ..State::default() };
+        *state = State::unchanged(state.base.clone(), &self.prefix);
         Ok(true)
     }
 
