@@ -2,38 +2,22 @@
 our library and against netcdf-c 4.10.1 (the library inside the pinned
 netCDF4 wheel), so both can be run on the same dataset."""
 
-import glob
-import os
 import pathlib
 import subprocess
+import sys
 
-import netCDF4
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
-OUR_LIBDIR = pathlib.Path(os.environ.get("NCZARR_RS_LIBDIR", ROOT / "target" / "release"))
+sys.path.insert(0, str(ROOT / "tests"))
+import cbuild  # noqa: E402
 
-
-def wheel_libnetcdf():
-    """The libnetcdf shared library bundled in the netCDF4 wheel."""
-    libs = pathlib.Path(netCDF4.__file__).resolve().parent.parent / "netcdf4.libs"
-    found = sorted(glob.glob(str(libs / "libnetcdf-*.so*")))
-    if not found:
-        raise RuntimeError(f"no libnetcdf in {libs}: is netCDF4==1.7.5.1.post1 installed?")
-    return pathlib.Path(found[0])
 
 
 def build(source, out, against_wheel):
-    """Compile a C helper against our library or netcdf-c's."""
-    cmd = ["cc", "-std=c99", "-Wall", "-Werror", f"-I{ROOT / 'include'}", str(HERE / source), "-o", str(out)]
-    if against_wheel:
-        lib = wheel_libnetcdf()
-        cmd += [str(lib), f"-Wl,-rpath,{lib.parent}"]
-    else:
-        cmd += [f"-L{OUR_LIBDIR}", "-lnetcdf", f"-Wl,-rpath,{OUR_LIBDIR}"]
-    subprocess.run(cmd, check=True)
-    return out
+    """Compile a C helper of this directory against our library or netcdf-c's."""
+    return cbuild.build(HERE / source, out, against_wheel)
 
 
 @pytest.fixture(scope="session")

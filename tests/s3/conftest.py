@@ -35,6 +35,9 @@ logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 sys.path.insert(0, str(HERE))
 from proxy import Proxy  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests"))
+from cbuild import build  # noqa: E402
+
 BUCKET = "nczarr"
 PUBLIC_BUCKET = "public"
 # The keys s3s-fs checks signatures with; moto accepts any.
@@ -229,14 +232,6 @@ def env(tmp_path):
     e.update(HOME=str(home), AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID=ACCESS_KEY,
              AWS_SECRET_ACCESS_KEY=SECRET_KEY, AWS_REGION="us-east-1")
     return e
-
-
-def build(source, out, extra=()):
-    cmd = ["cc", "-std=c99", "-D_DEFAULT_SOURCE", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Werror",
-           f"-I{ROOT / 'include'}", str(source), "-o", str(out), f"-L{OUR_LIBDIR}", "-lnetcdf",
-           f"-Wl,-rpath,{OUR_LIBDIR}", *extra]
-    subprocess.run(cmd, check=True)
-    return out
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,14 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
-OUR_LIBDIR = pathlib.Path(os.environ.get("NCZARR_RS_LIBDIR", ROOT / "target" / "release")).resolve()
+sys.path.insert(0, str(ROOT / "tests"))
+from cbuild import OUR_LIBDIR, build  # noqa: E402
 IN_CI = os.environ.get("CI") == "true"
 
 # zarr-python, asked to list a store with hand-edited documents it refuses
@@ -33,16 +35,11 @@ def missing(what):
 
 @pytest.fixture(scope="session")
 def dumper(tmp_path_factory):
-    cc = shutil.which("cc")
-    if cc is None:
+    if shutil.which("cc") is None:
         missing("no C compiler (cc)")
     if not (OUR_LIBDIR / "libnetcdf.so").exists():
         missing(f"no {OUR_LIBDIR / 'libnetcdf.so'}: run make build")
-    out = tmp_path_factory.mktemp("tools") / "dump_values"
-    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}",
-                    str(HERE / "dump_values.c"), "-o", str(out), f"-L{OUR_LIBDIR}", "-lnetcdf",
-                    f"-Wl,-rpath,{OUR_LIBDIR}"], check=True)
-    return out
+    return build(HERE / "dump_values.c", tmp_path_factory.mktemp("tools") / "dump_values")
 
 
 def zarr_url(path):

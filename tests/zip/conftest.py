@@ -24,6 +24,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "tools"))
 import harness  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests"))
+from cbuild import build  # noqa: E402
+
 OUR_LIBDIR = harness.OUR_LIBDIR
 
 NC_EEXIST = -35
@@ -41,19 +44,6 @@ def missing(what):
     if IN_CI:
         pytest.fail(f"{what} (CI=true: tools/install-test-deps.sh installs every tool the zip tests use)")
     pytest.skip(what)
-
-
-def build(source, out, against_wheel=False):
-    """Compile a C helper against our library or netcdf-c 4.10.1's."""
-    cmd = ["cc", "-std=c99", "-D_DEFAULT_SOURCE", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}",
-           str(source), "-o", str(out)]
-    if against_wheel:
-        lib = harness.wheel_libnetcdf()
-        cmd += [str(lib), f"-Wl,-rpath,{lib.parent}"]
-    else:
-        cmd += [f"-L{OUR_LIBDIR}", "-lnetcdf", f"-Wl,-rpath,{OUR_LIBDIR}"]
-    subprocess.run(cmd, check=True)
-    return out
 
 
 @pytest.fixture(scope="session")
