@@ -104,13 +104,14 @@ pub fn lock(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
     Ok(ds)
 }
 
-fn write_options(url: &DatasetUrl, ncproperties: Option<&str>) -> WriteOptions {
+fn write_options(url: &DatasetUrl, ncproperties: Option<&str>, zarr_v3: bool) -> WriteOptions {
     WriteOptions {
         pure_zarr: url.pure_zarr(),
         xarray_dims: url.xarray_dims(),
         ncproperties: ncproperties.map_or_else(our_ncproperties, str::to_string),
         consolidated: !url.has_mode("noconsolidated") && !url.layout_490(),
         layout_490: url.layout_490(),
+        zarr_v3,
     }
 }
 
@@ -128,11 +129,16 @@ impl Dataset {
         model.define_mode = true;
         model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
         model.layout_490 = url.layout_490();
+        model.zarr_v3 = url.zarr_v3();
+        if model.zarr_v3 && model.layout_490 {
+            // netcdf-c 4.9.0 had no v3.
+            return Err(NcError::EINVAL);
+        }
         model.dirty = true;
         // The empty dataset is stored at once, so the path holds a
         // readable dataset from here on, whatever happens to this process.
         let ncproperties = our_ncproperties();
-        let opts = write_options(&url, Some(&ncproperties));
+        let opts = write_options(&url, Some(&ncproperties), model.zarr_v3);
         let mut commit = format::nczarr::CommitState::default();
         let clobber = cmode & NC_NOCLOBBER == 0;
         let mut init = |map: &dyn Zmap| format::nczarr::write_new(&mut model, map, &opts, &mut commit);
@@ -283,7 +289,7 @@ impl Dataset {
     }
 
     fn write_options(&self) -> WriteOptions {
-        write_options(&self.url, self.ncproperties.as_deref())
+        write_options(&self.url, self.ncproperties.as_deref(), self.model.zarr_v3)
     }
 
     /// Write cached chunks and make them durable, then commit the

@@ -86,6 +86,12 @@ impl DatasetUrl {
         self.has_mode("zarr")
     }
 
+    /// Create Zarr v3 (`mode=...,v3`, netcdf-c's token); v2 is the
+    /// default. (Opening finds the version from the store itself.)
+    pub fn zarr_v3(&self) -> bool {
+        self.has_mode("v3")
+    }
+
     /// Write `_ARRAY_DIMENSIONS` (on unless `noxarray`).
     pub fn xarray_dims(&self) -> bool {
         !self.has_mode("noxarray")
@@ -167,11 +173,11 @@ fn escape_path(path: &str) -> String {
 
 /// Mode tokens we understand. Anything else in `mode=` is NC_EINVAL, so a
 /// typo in a storage name is reported instead of silently ignored.
-const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "consolidated", "noconsolidated"];
+const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "v3", "consolidated", "noconsolidated"];
 const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3", "http"];
 /// Formats netcdf-c can select that this library does not build.
 const UNBUILT_FORMATS: &[&str] =
-    &["dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1", "v3"];
+    &["dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1"];
 
 /// Parse a dataset name as given to `nc_create`/`nc_open`.
 pub fn parse(name: &str) -> NcResult<DatasetUrl> {
@@ -220,6 +226,9 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
         mode.iter().find(|m| !FORMAT_TOKENS.contains(&m.as_str()) && !STORAGE_TOKENS.contains(&m.as_str()))
     {
         return Err(if UNBUILT_FORMATS.contains(&bad.as_str()) { NcError::ENOTBUILT } else { NcError::EINVAL });
+    }
+    if mode.iter().any(|m| m == "v2") && mode.iter().any(|m| m == "v3") {
+        return Err(NcError::EINVAL);
     }
     let storages: Vec<&String> = mode.iter().filter(|m| STORAGE_TOKENS.contains(&m.as_str())).collect();
     if storages.len() > 1 {
@@ -637,6 +646,15 @@ mod tests {
             assert_eq!(parse(&format!("https://{host}/x#mode=s3")), Err(NcError::EURL), "{host}");
         }
         assert_eq!(parse("file:///d.zip#mode=zarr,zip&zip_layout=flat"), Err(NcError::EINVAL));
+        assert_eq!(parse("file:///a#mode=nczarr,v2,v3"), Err(NcError::EINVAL));
+    }
+
+    #[test]
+    fn zarr_versions() {
+        assert!(parse("file:///a#mode=zarr,v3").unwrap().zarr_v3());
+        assert!(parse("/a#mode=nczarr,file,v3").unwrap().zarr_v3());
+        assert!(!parse("/a#mode=nczarr,v2").unwrap().zarr_v3());
+        assert!(!parse("/a#mode=nczarr").unwrap().zarr_v3());
     }
 
     #[test]

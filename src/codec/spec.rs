@@ -98,7 +98,8 @@ pub fn from_json(codec: &Value) -> (u32, Vec<u32>) {
     }
     let level = |key: &str| param(codec.get(key)).map(|l| vec![l as i32 as u32]).unwrap_or_default();
     match codec.get("id").and_then(Value::as_str) {
-        Some("zlib") => (DEFLATE, level("level")),
+        // gzip is deflate in another wrapper (Zarr v3's core codec for it).
+        Some("zlib" | "gzip") => (DEFLATE, level("level")),
         Some("shuffle") => (SHUFFLE, Vec::new()),
         Some("fletcher32") => (FLETCHER32, Vec::new()),
         Some("bz2") => (BZIP2, level("level")),
@@ -129,7 +130,7 @@ mod tests {
         assert_eq!(from_json(&json!({"id": "zlib", "level": "3"})), (DEFLATE, vec![3]), "4.9.x string params");
         let negative = to_json(ZSTD, &[(-5i32) as u32], 4).unwrap();
         assert_eq!(negative, json!({"id": "zstd", "level": -5}));
-        assert_eq!(from_json(&json!({"id": "gzip", "level": 1})).0, 0);
+        assert_eq!(from_json(&json!({"id": "gzip", "level": 1})), (DEFLATE, vec![1]));
         assert_eq!(to_json(SZIP, &[4, 8], 4), Err(NcError::ENOFILTER));
         let b = to_json(BLOSC, &[0, 0, 0, 0, 5, 1, 5], 4).unwrap();
         assert_eq!(b, json!({"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "zstd", "shuffle": 1}));

@@ -60,6 +60,46 @@ pub fn add_dim(model: &mut Model, g: usize, name: &str, len: usize, unlimited: b
     Ok(id)
 }
 
+/// NCZarr's dimensions of a group (`_nczarr_group.dimensions`): name →
+/// size, or name → `{"size", "unlimited"}`, defined in group `g`.
+pub fn add_nczarr_dims(model: &mut Model, g: usize, dims: &Value) -> NcResult<()> {
+    for (name, spec) in dims.as_object().ok_or(NcError::ENCZARR)? {
+        let (len, unlimited) = match spec {
+            Value::Object(o) => (
+                o.get("size").map(as_usize).transpose()?.unwrap_or(0),
+                o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
+            ),
+            other => (as_usize(other)?, false),
+        };
+        if name.len() > crate::model::names::NC_MAX_NAME {
+            return Err(NcError::ENCZARR);
+        }
+        add_dim(model, g, name, len, unlimited)?;
+    }
+    Ok(())
+}
+
+/// The dimensions of an array from its NCZarr references (full names,
+/// `/g/x`), checked against its shape; an unlimited dimension grows to
+/// the longest array using it.
+pub fn referenced_dims(model: &mut Model, refs: &[String], shape: &[usize]) -> NcResult<Vec<usize>> {
+    if refs.len() != shape.len() {
+        return Err(NcError::ENCZARR);
+    }
+    let mut dimids = Vec::with_capacity(refs.len());
+    for (r, &len) in refs.iter().zip(shape) {
+        let d = model.find_dim(0, r).map_err(|_| NcError::ENCZARR)?;
+        let dim = &mut model.dims[d];
+        if dim.unlimited {
+            dim.len = dim.len.max(len);
+        } else if dim.len != len {
+            return Err(NcError::ENCZARR);
+        }
+        dimids.push(d);
+    }
+    Ok(dimids)
+}
+
 /// Pure Zarr: dimensions named by `_ARRAY_DIMENSIONS` (v2) or
 /// `dimension_names` (v3) are found in the array's group or an ancestor
 /// (and defined in the array's group when none fits); unnamed ones (no

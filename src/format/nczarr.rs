@@ -9,6 +9,7 @@ use super::attrs::{JSON_DTYPE, encode};
 use super::dtype::dtype_for;
 use super::json;
 use super::read::ZMETADATA;
+use super::v3;
 use crate::error::NcResult;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
@@ -40,6 +41,9 @@ pub struct WriteOptions {
     /// Write netcdf-c 4.9.0's layout (`_NCZARR_*` keys in `.zgroup` and
     /// `.zarray`, NC_CHAR as `<U1`) for readers that old.
     pub layout_490: bool,
+    /// Zarr v3 (`format::v3::write`): a `zarr.json` per node, consolidated
+    /// metadata inline in the root's.
+    pub zarr_v3: bool,
 }
 
 // ---------------------------------------------------------------------
@@ -80,9 +84,10 @@ pub struct CommitState {
     /// Every metadata object as this handle last wrote it, once a commit
     /// completed (objects still equal to these are not rewritten).
     written: Option<Map<String, Value>>,
-    /// `.zmetadata` as it was before this handle first published since its
-    /// last commit (`None` inside: there was none), for `nc_abort`.
-    before_publish: Option<Option<Vec<u8>>>,
+    /// The published object (`.zmetadata`; v3: the root's `zarr.json`)
+    /// as it was before this handle first published since its last
+    /// commit (`None` inside: there was none), for `nc_abort`.
+    before_publish: Option<(&'static str, Option<Vec<u8>>)>,
     /// Renames (from, to) done since the last commit, for `nc_abort`.
     moves: Vec<(String, String)>,
     /// A commit started rewriting objects and did not finish: `nc_abort`
@@ -102,9 +107,20 @@ fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String, Value)>> 
             continue;
         }
         for v in 0..model.groups[g].vars.len() {
-            write_var(model, &mut out, g, v, opts)?;
+            if opts.zarr_v3 {
+                out.push(v3::write::array_doc(model, g, v, opts)?);
+            } else {
+                write_var(model, &mut out, g, v, opts)?;
+            }
         }
-        write_group(model, &mut out, g, opts)?;
+        if opts.zarr_v3 {
+            out.push(v3::write::group_doc(model, g, opts));
+        } else {
+            write_group(model, &mut out, g, opts)?;
+        }
+    }
+    if opts.zarr_v3 && opts.consolidated {
+        v3::write::consolidate(&mut out);
     }
     Ok(out)
 }
@@ -120,9 +136,23 @@ fn zmetadata(objects: &[(String, Value)], pending: Option<Value>) -> Vec<u8> {
 }
 
 /// Write `.zmetadata` for `objects` with the pending marker, durably.
-fn publish_objects(store: &dyn Zmap, objects: &[(String, Value)], state: &mut CommitState) -> NcResult<()> {
+///
+/// In v3 what readers use whole is the root's document (its inline
+/// consolidated metadata; the last of `objects`): it is written alone.
+fn publish_objects(
+    store: &dyn Zmap,
+    objects: &[(String, Value)],
+    state: &mut CommitState,
+    opts: &WriteOptions,
+) -> NcResult<()> {
+    let key = if opts.zarr_v3 { v3::read::ZARR_JSON } else { ZMETADATA };
     if state.before_publish.is_none() {
-        state.before_publish = Some(store.get(ZMETADATA)?);
+        state.before_publish = Some((key, store.get(key)?));
+    }
+    if opts.zarr_v3 {
+        let (_, root) = objects.last().ok_or(crate::error::NcError::EINTERNAL)?;
+        store.put(key, &json::to_bytes(root))?;
+        return store.sync();
     }
     let mut root = Map::new();
     for key in [".zgroup", ".zattrs"] {
@@ -138,7 +168,7 @@ fn publish_objects(store: &dyn Zmap, objects: &[(String, Value)], state: &mut Co
 /// that the next commit completes, or `nc_abort` takes back.
 pub fn publish(model: &Model, store: &dyn Zmap, opts: &WriteOptions, state: &mut CommitState) -> NcResult<()> {
     let objects = render(model, opts)?;
-    publish_objects(store, &objects, state)?;
+    publish_objects(store, &objects, state, opts)?;
     clear_new(model, store, state)
 }
 
@@ -152,9 +182,12 @@ type MetadataObject<'a> = &'a (String, Value);
 fn put_in_order(store: &dyn Zmap, objects: &[&(String, Value)]) -> NcResult<()> {
     let array_prefixes: std::collections::HashSet<&str> =
         objects.iter().filter_map(|(key, _)| key.strip_suffix(".zarray")).collect();
-    let of_array = |key: &str| key.rfind('/').is_some_and(|i| array_prefixes.contains(&key[..=i]));
+    let of_array = |key: &str, value: &Value| {
+        key.rfind('/').is_some_and(|i| array_prefixes.contains(&key[..=i]))
+            || value.get("node_type").and_then(Value::as_str) == Some("array")
+    };
     let (arrays, groups): (Vec<MetadataObject>, Vec<MetadataObject>) =
-        objects.iter().copied().partition(|(key, _)| of_array(key));
+        objects.iter().copied().partition(|(key, value)| of_array(key, value));
     crate::workers::map(&arrays, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
     groups.iter().try_for_each(|(key, value)| store.put(key, &json::to_bytes(value)))
 }
@@ -205,11 +238,11 @@ pub fn undo(store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
     for (from, to) in state.moves.iter().rev() {
         store.move_prefix(to, from)?;
     }
-    if let Some(before) = state.before_publish.take() {
+    if let Some((key, before)) = state.before_publish.take() {
         store.sync()?;
         match before {
-            Some(bytes) => store.put(ZMETADATA, &bytes)?,
-            None => store.delete(ZMETADATA)?,
+            Some(bytes) => store.put(key, &bytes)?,
+            None => store.delete(key)?,
         }
     }
     for (_, to) in state.moves.drain(..).rev() {
@@ -232,7 +265,7 @@ pub fn write_new(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions, state
     let objects = render(model, opts)?;
     let all: Vec<&(String, Value)> = objects.iter().collect();
     crate::workers::map(&all, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
-    if opts.consolidated {
+    if opts.consolidated && !opts.zarr_v3 {
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     }
     finish(model, state, objects);
@@ -261,7 +294,11 @@ pub fn write_dataset(
     state: &mut CommitState,
 ) -> NcResult<()> {
     let objects = render(model, opts)?;
-    publish_objects(store, &objects, state)?;
+    if !opts.zarr_v3 {
+        // (v3 has no separate publication: the root's document, written
+        // last, is the consolidated state.)
+        publish_objects(store, &objects, state, opts)?;
+    }
     state.objects_touched = true;
     clear_new(model, store, state)?;
     let written = state.written.take();
@@ -271,7 +308,9 @@ pub fn write_dataset(
     store.sync()?;
     // No barrier after this: should it not reach the disk, the durable
     // pending `.zmetadata` with the durable new objects reads the same.
-    if opts.consolidated {
+    if opts.zarr_v3 {
+        // v3 keeps its consolidated metadata in the root's document.
+    } else if opts.consolidated {
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     } else {
         store.delete(ZMETADATA)?;
@@ -360,12 +399,6 @@ pub fn string_width(model: &Model, var: &Var) -> usize {
         .unwrap_or(DEFAULT_STRING_WIDTH)
 }
 
-/// Standard base64, padded.
-fn base64_text(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
 /// A fill value as `.zarray` writes it.
 fn fill_json(fill: &Values) -> Value {
     match fill {
@@ -390,10 +423,10 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
         // Zarr v2 spec, as zarr-python reads them: base64. (netcdf-c, and
         // so NCZarr, writes the text itself.)
         Values::String(s) if opts.pure_zarr && var.utf32.is_none() => {
-            json!(base64_text(s.first().map_or(&[][..], |s| s)))
+            json!(super::v3::fill::to_base64(s.first().map_or(&[][..], |s| s)))
         }
         Values::Char(c) if opts.pure_zarr => {
-            json!(base64_text(&c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())]))
+            json!(super::v3::fill::to_base64(&c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())]))
         }
         fill => fill_json(&fill),
     };
@@ -498,6 +531,7 @@ mod tests {
             ncproperties: "version=2".into(),
             consolidated: true,
             layout_490: false,
+            zarr_v3: false,
         }
     }
 
@@ -575,6 +609,7 @@ mod tests {
             ncproperties: "p".into(),
             consolidated: false,
             layout_490: false,
+            zarr_v3: false,
         };
         write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();

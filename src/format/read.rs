@@ -17,13 +17,12 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::attrs::{decode_fill_number, decode_inferred, decode_typed};
-use super::build::{add_dim, add_group, as_usize, check_stored_name, pure_dims, usize_list};
+use super::build::{add_group, add_nczarr_dims, check_stored_name, pure_dims, referenced_dims, usize_list};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use super::source::Source;
 use crate::error::{NcError, NcResult};
 use crate::model::attrs::FILL_VALUE;
-use crate::model::names::NC_MAX_NAME;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
@@ -258,10 +257,6 @@ fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
 /// buffers NC_MAX_NAME + 1 bytes (`nc_inq_attname`, `nc_inq_dimname`), so
 /// a longer name, which no netCDF writer makes, is not a netCDF dataset.
 /// (Group and variable names pass [`check_name`], which checks this too.)
-fn short_name(name: &str) -> NcResult<()> {
-    if name.len() > NC_MAX_NAME { Err(NcError::ENCZARR) } else { Ok(()) }
-}
-
 /// `key` or its older spelling.
 fn field<'m>(m: &'m Map<String, Value>, key: &str, alias: &str) -> Option<&'m Value> {
     m.get(key).or_else(|| m.get(alias))
@@ -384,17 +379,7 @@ impl Reader<'_> {
         let (arrays, groups) = match self.group_info(&gkey, &zattrs, &zgroup)? {
             Some(info) => {
                 if let Some(dims) = field(&info, "dimensions", "dims") {
-                    for (name, spec) in dims.as_object().ok_or(NcError::ENCZARR)? {
-                        let (len, unlimited) = match spec {
-                            Value::Object(o) => (
-                                o.get("size").map(as_usize).transpose()?.unwrap_or(0),
-                                o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
-                            ),
-                            other => (as_usize(other)?, false),
-                        };
-                        short_name(name)?;
-                        add_dim(&mut self.model, g, name, len, unlimited)?;
-                    }
+                    add_nczarr_dims(&mut self.model, g, dims)?;
                 }
                 (name_list(field(&info, "arrays", "vars"))?, name_list(info.get("groups"))?)
             }
@@ -464,25 +449,6 @@ impl Reader<'_> {
             }
         }
         Ok((arrays, groups))
-    }
-
-    /// The dimensions of an array from its NCZarr references.
-    fn referenced_dims(&mut self, refs: &[String], shape: &[usize]) -> NcResult<Vec<usize>> {
-        if refs.len() != shape.len() {
-            return Err(NcError::ENCZARR);
-        }
-        let mut dimids = Vec::with_capacity(refs.len());
-        for (r, &len) in refs.iter().zip(shape) {
-            let d = self.model.find_dim(0, r).map_err(|_| NcError::ENCZARR)?;
-            let dim = &mut self.model.dims[d];
-            if dim.unlimited {
-                dim.len = dim.len.max(len);
-            } else if dim.len != len {
-                return Err(NcError::ENCZARR);
-            }
-            dimids.push(d);
-        }
-        Ok(dimids)
     }
 
     fn read_var(&mut self, g: usize, name: &str) -> NcResult<()> {
@@ -556,7 +522,7 @@ impl Reader<'_> {
                 if scalar && shape.iter().try_fold(1usize, |p, &n| p.checked_mul(n)) != Some(1) {
                     return Err(NcError::ENCZARR);
                 }
-                let dimids = if scalar { Vec::new() } else { self.referenced_dims(&refs, &shape)? };
+                let dimids = if scalar { Vec::new() } else { referenced_dims(&mut self.model, &refs, &shape)? };
                 (dimids, scalar)
             }
             Some(_) => return Err(NcError::ENCZARR),

@@ -110,6 +110,25 @@ pub fn decode_vlen(data: &[u8], elems: usize) -> NcResult<Vec<u8>> {
     Ok(out)
 }
 
+/// A variable-length string chunk as the engine holds it (its table of
+/// `(offset, length)` elements, then the text) as `vlen-utf8` stores it:
+/// a `u32` LE count, then per element a `u32` LE length and its bytes.
+pub fn encode_vlen(table: &[u8], text: &[u8]) -> NcResult<Vec<u8>> {
+    let elems = table.len() / VLEN_ELEM;
+    let word = |e: &[u8], at: usize| u64::from_ne_bytes(e[at..at + 8].try_into().unwrap_or([0; 8])) as usize;
+    let count = u32::try_from(elems).map_err(|_| NcError::EINVAL)?;
+    let live: usize = table.chunks_exact(VLEN_ELEM).map(|e| word(e, 8)).sum();
+    let mut out = crate::buffers::with_capacity(4 + 4 * elems + live)?;
+    out.extend_from_slice(&count.to_le_bytes());
+    for e in table.chunks_exact(VLEN_ELEM) {
+        let (offset, len) = (word(e, 0), word(e, 8));
+        let bytes = text.get(offset..offset.saturating_add(len)).ok_or(NcError::EINTERNAL)?;
+        out.extend_from_slice(&u32::try_from(len).map_err(|_| NcError::EINVAL)?.to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    Ok(out)
+}
+
 /// Native-endian half floats as native-endian floats.
 fn widen_halves(data: &[u8]) -> Vec<u8> {
     data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
@@ -117,9 +136,21 @@ fn widen_halves(data: &[u8]) -> Vec<u8> {
 
 /// Write one chunk, encoded.
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if layout.half || layout.shards.is_some() || layout.text == TextEncoding::Vlen {
-        // Half floats and shards are read only (Zarr v3 opens read-only).
+    if layout.half || layout.shards.is_some() {
+        // Half floats and shards are read only.
         return Err(NcError::EPERM);
+    }
+    if layout.text == TextEncoding::Vlen {
+        let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
+        let table = match &layout.perm {
+            Some(perm) => transpose(table, &layout.chunks, layout.elem_size, perm, false),
+            None => table.to_vec(),
+        };
+        let mut bytes = encode_vlen(&table, text)?;
+        if !layout.chain.is_empty() {
+            bytes = layout.chain.encode(&bytes)?;
+        }
+        return store.put(&layout.chunk_key(idx), &bytes);
     }
     if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() {
         return store.put(&layout.chunk_key(idx), data);
@@ -191,6 +222,13 @@ mod tests {
         assert_eq!(decode_vlen(&lying, 4), Err(NcError::ENCZARR), "length past the end");
         assert_eq!(decode_vlen(&[], 0), Err(NcError::ENCZARR));
         assert_eq!(decode_vlen(&[0, 0, 0, 0], 0).unwrap(), Vec::<u8>::new());
+        // And back, whatever unused text the chunk carries.
+        let (table, text) = chunk.split_at(4 * VLEN_ELEM);
+        assert_eq!(encode_vlen(table, text).unwrap(), data);
+        let mut padded = text.to_vec();
+        padded.extend_from_slice(b"stale");
+        assert_eq!(encode_vlen(table, &padded).unwrap(), data);
+        assert_eq!(encode_vlen(table, &text[..3]), Err(NcError::EINTERNAL), "text cut short");
     }
 
     fn hex(s: &str) -> Vec<u8> {

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 
 use super::element::{convert_run, get_strings, put_strings, strings_fit};
 use super::grid::{ChunkPart, Run, for_each_run};
-use super::layout::{TextEncoding, VarLayout};
+use super::layout::{TextEncoding, VLEN_ELEM, VarLayout};
 use super::selection::Selection;
 use crate::error::{NcError, NcResult};
 use crate::types::*;
@@ -88,10 +88,15 @@ pub unsafe fn copy_in(
     layout: &VarLayout,
     sel: &Selection,
     part: &ChunkPart,
-    chunk: &mut [u8],
+    chunk: &mut Vec<u8>,
     mem_type: NcType,
     buf: *const u8,
 ) -> NcResult<bool> {
+    if layout.text == TextEncoding::Vlen && layout.xtype == NC_STRING {
+        // SAFETY: as ours (a string variable's memory is C string pointers).
+        unsafe { copy_in_vlen(layout, sel, part, chunk, buf as *const *const c_char) }?;
+        return Ok(false);
+    }
     let es = layout.elem_size;
     let ms = type_size(mem_type)? as isize;
     let mut range_error = false;
@@ -119,6 +124,69 @@ pub unsafe fn copy_in(
         }
     })?;
     Ok(range_error)
+}
+
+/// Copy the caller's strings for one chunk part into a variable-length
+/// string chunk (its table, then its text; see `TextEncoding::Vlen`):
+/// each new string is appended to the text and its element pointed at
+/// it. Text no element points at any more is dropped when it outgrows
+/// the live text, and never stored (`chunk_io::encode_vlen`).
+///
+/// # Safety
+/// `buf` must hold the whole selection as C string pointers (or NULL, an
+/// empty string) at the selection's imap.
+unsafe fn copy_in_vlen(
+    layout: &VarLayout,
+    sel: &Selection,
+    part: &ChunkPart,
+    chunk: &mut Vec<u8>,
+    buf: *const *const c_char,
+) -> NcResult<()> {
+    let table = layout.chunk_bytes();
+    if chunk.len() < table {
+        return Err(NcError::EINTERNAL);
+    }
+    for_each_run(sel, &layout.chunks, part, |run| {
+        if table < (run.chunk_off + (run.n - 1) * run.chunk_step + 1) * VLEN_ELEM {
+            return Err(NcError::EINTERNAL);
+        }
+        for k in 0..run.n {
+            // SAFETY: pointer k of the run, in the caller's buffer.
+            let p = unsafe { buf.offset(run.mem_off + k as isize * run.mem_step).read_unaligned() };
+            // SAFETY: not NULL, so a C string, as the caller promises.
+            let bytes = if p.is_null() { &[][..] } else { unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes() };
+            let offset = (chunk.len() - table) as u64;
+            chunk.extend_from_slice(bytes);
+            let at = (run.chunk_off + k * run.chunk_step) * VLEN_ELEM;
+            chunk[at..at + 8].copy_from_slice(&offset.to_ne_bytes());
+            chunk[at + 8..at + VLEN_ELEM].copy_from_slice(&(bytes.len() as u64).to_ne_bytes());
+        }
+        Ok(())
+    })?;
+    let live: usize = chunk[..table].chunks_exact(VLEN_ELEM).map(vlen_element_len).sum();
+    if chunk.len() - table > 2 * live + (64 << 10) {
+        *chunk = compact_vlen(chunk, table)?;
+    }
+    Ok(())
+}
+
+/// The length of a variable-length element's text.
+fn vlen_element_len(elem: &[u8]) -> usize {
+    u64::from_ne_bytes(elem[8..16].try_into().unwrap_or([0; 8])) as usize
+}
+
+/// A variable-length chunk holding only the text its elements point at.
+pub fn compact_vlen(chunk: &[u8], table: usize) -> NcResult<Vec<u8>> {
+    let (elems, text) = chunk.split_at(table);
+    let mut out = elems.to_vec();
+    for (k, elem) in elems.chunks_exact(VLEN_ELEM).enumerate() {
+        let offset = u64::from_ne_bytes(elem[..8].try_into().unwrap_or([0; 8])) as usize;
+        let bytes = text.get(offset..offset.saturating_add(vlen_element_len(elem))).ok_or(NcError::EINTERNAL)?;
+        let new_offset = (out.len() - table) as u64;
+        out.extend_from_slice(bytes);
+        out[k * VLEN_ELEM..k * VLEN_ELEM + 8].copy_from_slice(&new_offset.to_ne_bytes());
+    }
+    Ok(out)
 }
 
 /// Convert a whole selection from the caller's memory (`from`, at the

@@ -171,8 +171,8 @@ pub unsafe fn put_strings(
 fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>> {
     match text {
         TextEncoding::Bytes => (bytes.len() <= width).then(|| bytes.to_vec()),
-        // Variable-length strings are read only.
-        TextEncoding::Vlen => None,
+        // Any length a `u32` counts (vlen-utf8 stores lengths so).
+        TextEncoding::Vlen => u32::try_from(bytes.len()).is_ok().then(|| bytes.to_vec()),
         TextEncoding::Utf32 { big_endian } => {
             let s = std::str::from_utf8(bytes).ok()?;
             let out: Vec<u8> = s

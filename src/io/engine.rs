@@ -146,6 +146,11 @@ unsafe fn write_checked(
     }
     grow_unlimited(ds, grp, varid, sel)?;
     let layout = VarLayout::of(&ds.model, grp, varid)?;
+    if layout.half || layout.shards.is_some() {
+        // Stored as we cannot write (half floats, shards): refused before
+        // anything changes.
+        return Err(NcError::EPERM);
+    }
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let cacheable = cache_for(ds, grp, varid).can_hold(layout.chunk_bytes());
     let mut range_error = false;

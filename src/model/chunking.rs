@@ -127,6 +127,19 @@ pub struct V3Chunks {
     /// Sharded: each stored object is a shard of this many inner chunks
     /// (the variable's chunks) per dimension, with an index.
     pub shard: Option<Shards>,
+    /// The array's document as read from storage, less what the model
+    /// holds (shape, attributes, dimension names): written back as it was,
+    /// since the stored chunks are encoded as it says. `None` for an array
+    /// this library defines.
+    pub stored: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl V3Chunks {
+    /// A new array's chunks as this library writes them: `default` keys
+    /// with `/`, C order, no shards.
+    pub fn new_array() -> V3Chunks {
+        V3Chunks { default_keys: true, separator: '/', transpose: None, half: false, shard: None, stored: None }
+    }
 }
 
 /// A sharded v3 array's shards (`sharding_indexed`).

@@ -41,7 +41,12 @@ impl Model {
             // blosclz and snappy: readable elsewhere, not writable here.
             return Err(if params.len() == 7 { NcError::ENOFILTER } else { NcError::EFILTER });
         }
-        let json = spec::to_json(id, params, type_size(var.xtype)?)?;
+        let mut json = spec::to_json(id, params, type_size(var.xtype)?)?;
+        if self.zarr_v3 && id == DEFLATE {
+            // Zarr v3's core codec for deflate (zarr-python reads zlib only
+            // as `numcodecs.zlib`).
+            json["id"] = "gzip".into();
+        }
         let var = self.var_mut(grp, varid)?;
         match present.iter().position(|&p| p == id) {
             Some(i) => var.codecs[i] = json,

@@ -131,6 +131,8 @@ pub struct Model {
     /// Written in netcdf-c 4.9.0's layout, which has neither unlimited
     /// dimensions nor NC_STRING (refused as 4.9.0 refuses them).
     pub layout_490: bool,
+    /// A Zarr v3 dataset: new variables are v3 arrays.
+    pub zarr_v3: bool,
 }
 
 impl Model {
@@ -145,6 +147,7 @@ impl Model {
             dirty: false,
             ext_ncid: 0,
             layout_490: false,
+            zarr_v3: false,
         }
     }
 
@@ -356,12 +359,13 @@ impl Model {
             stored_path: None,
             string_width: None,
             utf32: None,
-            vlen: false,
+            // Zarr v3 has variable-length strings (`string`, vlen-utf8).
+            vlen: self.zarr_v3 && xtype == NC_STRING,
             codecs: Vec::new(),
             dim_separator: '.',
             order_f: false,
             data_error: None,
-            v3: None,
+            v3: self.zarr_v3.then(chunking::V3Chunks::new_array),
             quantize: quantize::Setting::Off,
         };
         var.chunks = chunking::default_chunks(&self.var_shape(&var), type_size(xtype)?);

@@ -372,6 +372,17 @@ def _atomic_type(v):
     return "double"
 
 
+_INT_RANGES = {"int": (-(2**31), 2**31), "uint": (0, 2**32), "int64": (-(2**63), 2**63), "uint64": (0, 2**64)}
+
+
+def _fits(v, t):
+    """Does a JSON number keep its value in the netCDF type t?"""
+    if t in _INT_RANGES:
+        lo, hi = _INT_RANGES[t]
+        return isinstance(v, int) and not isinstance(v, bool) and lo <= v < hi
+    return _atomic_type(v) == t
+
+
 def infer_attr(value):
     """(type, value) the v2 reader infers for an untyped JSON attribute."""
     if isinstance(value, str):
@@ -380,10 +391,11 @@ def infer_attr(value):
         t = _atomic_type(value)
         return t, [float(value) if t == "double" else int(value)]
     if isinstance(value, list) and value and all(isinstance(v, (bool, int, float)) for v in value):
+        # The first item's type, every item converted to it.
         t = _atomic_type(value[0])
-        if any(_atomic_type(v) != t for v in value):
-            # Mixed lists are converted item by item the C way; the corpus
-            # has none, so this port does not guess.
+        if any(not _fits(v, t) for v in value):
+            # Items out of its range are converted the C way; the stores
+            # tested have none, so this port does not guess.
             raise NotImplementedError(f"mixed numeric list {value!r}")
         return t, [float(v) if t == "double" else int(v) for v in value]
     return "char", json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -135,6 +135,48 @@ fn as_numcodecs(name: &str, config: Map<String, Value>) -> NcResult<Value> {
     Ok(Value::Object(out))
 }
 
+/// A codec of a variable's chain (the numcodecs JSON the netCDF filter
+/// API keeps) as the v3 codec zarr-python 3 reads (ZARR_V3.md §2.4):
+/// the core codecs where they exist (`gzip`, `zstd`, `blosc` with its
+/// shuffle named and `typesize`, `crc32c`), `numcodecs.<id>` for the
+/// rest (shuffle, fletcher32, bz2, lz4, zlib, plugins' codecs).
+pub fn to_v3(codec: &Value, elem_size: usize) -> Value {
+    let Some(obj) = codec.as_object() else { return codec.clone() };
+    let id = obj.get("id").and_then(Value::as_str).unwrap_or_default();
+    let mut config: Map<String, Value> =
+        obj.iter().filter(|(k, _)| *k != "id").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let name = match id {
+        "gzip" => "gzip".to_string(),
+        "crc32c" if config.get("location").is_none_or(|l| l == "end") => return json!({"name": "crc32c"}),
+        "zstd" => {
+            config.entry("checksum").or_insert(json!(false));
+            "zstd".to_string()
+        }
+        "blosc" => {
+            let shuffle = match config.get("shuffle").and_then(Value::as_i64) {
+                Some(0) => "noshuffle",
+                Some(2) => "bitshuffle",
+                _ => "shuffle",
+            };
+            config.insert("shuffle".into(), json!(shuffle));
+            config.entry("typesize").or_insert(json!(elem_size));
+            config.entry("blocksize").or_insert(json!(0));
+            "blosc".to_string()
+        }
+        // A codec read from a v3 store that this build lacks, by its name.
+        other => match other.strip_prefix("zarr3.") {
+            Some(v3_name) => v3_name.to_string(),
+            None => format!("numcodecs.{other}"),
+        },
+    };
+    // zarr-python requires a configuration of every `numcodecs.*` codec.
+    if config.is_empty() && !name.starts_with("numcodecs.") {
+        json!({"name": name})
+    } else {
+        json!({"name": name, "configuration": config})
+    }
+}
+
 /// Parse a `codecs` list for an array of `rank` dimensions.
 pub fn parse(codecs: &Value, rank: usize) -> NcResult<V3Codecs> {
     let list = codecs.as_array().filter(|l| !l.is_empty()).ok_or(NcError::ENCZARR)?;
@@ -237,6 +279,39 @@ mod tests {
         );
         let unknown = parse(&json!([{"name": "bytes"}, {"name": "mystery"}]), 1).unwrap();
         assert_eq!(unknown.chain, vec![json!({"id": "zarr3.mystery"})]);
+    }
+
+    /// What the netCDF filter API keeps becomes what zarr-python 3 reads,
+    /// and reads back as the chain it was.
+    #[test]
+    fn chains_written_as_v3() {
+        let chain = [
+            json!({"id": "shuffle", "elementsize": 4}),
+            json!({"id": "gzip", "level": 5}),
+            json!({"id": "zstd", "level": 3}),
+            json!({"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "lz4", "shuffle": 2}),
+            json!({"id": "fletcher32"}),
+            json!({"id": "bz2", "level": 9}),
+            json!({"id": "lz4", "acceleration": 1}),
+            json!({"id": "crc32c"}),
+        ];
+        let v3: Vec<Value> = chain.iter().map(|c| to_v3(c, 4)).collect();
+        assert_eq!(v3[0], json!({"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}}));
+        assert_eq!(v3[1], json!({"name": "gzip", "configuration": {"level": 5}}));
+        assert_eq!(v3[2], json!({"name": "zstd", "configuration": {"level": 3, "checksum": false}}));
+        assert_eq!(
+            v3[3],
+            json!({"name": "blosc", "configuration": {"clevel": 5, "blocksize": 0, "cname": "lz4",
+                                                       "shuffle": "bitshuffle", "typesize": 4}})
+        );
+        assert_eq!(v3[4], json!({"name": "numcodecs.fletcher32", "configuration": {}}));
+        assert_eq!(v3[7], json!({"name": "crc32c"}));
+        let mut list = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+        list.extend(v3);
+        let back = parse(&Value::Array(list), 1).unwrap().chain;
+        let mut want = chain.to_vec();
+        want[3]["typesize"] = json!(4);
+        assert_eq!(back, want);
     }
 
     #[test]

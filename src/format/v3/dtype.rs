@@ -1,6 +1,6 @@
 //! Zarr v3 `data_type`s as netCDF types (ZARR_V3.md §1.4).
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::{NcError, NcResult};
 use crate::types::*;
@@ -83,6 +83,56 @@ pub fn parse(data_type: &Value) -> NcResult<V3Type> {
     })
 }
 
+/// The core data type name of a netCDF number type.
+pub fn core_name(xtype: NcType) -> Option<&'static str> {
+    Some(match xtype {
+        NC_BYTE => "int8",
+        NC_UBYTE => "uint8",
+        NC_SHORT => "int16",
+        NC_USHORT => "uint16",
+        NC_INT => "int32",
+        NC_UINT => "uint32",
+        NC_INT64 => "int64",
+        NC_UINT64 => "uint64",
+        NC_FLOAT => "float32",
+        NC_DOUBLE => "float64",
+        _ => return None,
+    })
+}
+
+/// The `data_type` of a variable this library defines: the core types;
+/// NC_CHAR as one-byte `null_terminated_bytes` (numpy `S1`, what
+/// zarr-python and xarray read as text; netcdf-c's draft writes `uint8`,
+/// which they read as numbers); NC_STRING as `string` (vlen-utf8).
+pub fn for_new_var(xtype: NcType) -> NcResult<Value> {
+    Ok(match xtype {
+        NC_CHAR => json!({"name": "null_terminated_bytes", "configuration": {"length_bytes": 1}}),
+        NC_STRING => json!("string"),
+        t => json!(core_name(t).ok_or(NcError::EBADTYPE)?),
+    })
+}
+
+/// The type an NCZarr-on-v3 `attribute_types` entry names, as the v2
+/// dtype our attribute decoder takes (`char` and `string` are netCDF's
+/// two text types; `json` and unknown names have none).
+pub fn attribute_dtype(name: &str) -> Option<String> {
+    let xtype = match name {
+        "char" => NC_CHAR,
+        "string" => NC_STRING,
+        other => parse(&json!(other)).ok().filter(|t| t.text.is_none() && !t.vlen && !t.bool && !t.half)?.xtype,
+    };
+    crate::format::dtype::dtype_for(xtype, NC_ENDIAN_LITTLE, 1).ok()
+}
+
+/// The `attribute_types` name of an attribute's netCDF type.
+pub fn attribute_type_name(xtype: NcType) -> &'static str {
+    match xtype {
+        NC_CHAR => "char",
+        NC_STRING => "string",
+        t => core_name(t).unwrap_or("json"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +148,20 @@ mod tests {
         assert_eq!((u.xtype, u.size, u.text), (NC_STRING, 12, Some(FixedText::Utf32(3))));
         let s = parse(&json!({"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}})).unwrap();
         assert_eq!(s.text, Some(FixedText::Bytes(5)));
+    }
+
+    #[test]
+    fn written_types_read_back() {
+        for t in [NC_BYTE, NC_UBYTE, NC_SHORT, NC_USHORT, NC_INT, NC_UINT, NC_INT64, NC_UINT64, NC_FLOAT, NC_DOUBLE] {
+            assert_eq!(parse(&for_new_var(t).unwrap()).unwrap().xtype, t);
+            let dtype = attribute_dtype(attribute_type_name(t)).unwrap();
+            assert_eq!(crate::format::dtype::parse_dtype(&dtype).unwrap().xtype, t);
+        }
+        assert_eq!(parse(&for_new_var(NC_STRING).unwrap()).unwrap(), parse(&json!("string")).unwrap());
+        assert_eq!(parse(&for_new_var(NC_CHAR).unwrap()).unwrap().text, Some(FixedText::Bytes(1)));
+        assert_eq!(attribute_dtype("char").as_deref(), Some(">S1"));
+        assert_eq!(attribute_dtype("json"), None);
+        assert_eq!(attribute_dtype("bool"), None);
     }
 
     #[test]

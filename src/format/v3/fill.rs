@@ -42,6 +42,29 @@ pub fn decode(v: &Value, ty: &V3Type) -> NcResult<Option<Values>> {
     Ok(Some(values))
 }
 
+/// A fill value as the `fill_value` of a variable this library defines
+/// (types as `dtype::for_new_var` writes them): numbers as JSON numbers
+/// or `"NaN"`/`"Infinity"`/`"-Infinity"`, NC_CHAR's byte base64 (as
+/// zarr-python writes `null_terminated_bytes`), a string as itself.
+pub fn encode(fill: &Values) -> Value {
+    match fill {
+        Values::Char(c) => Value::String(to_base64(&c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())])),
+        Values::String(s) => Value::String(String::from_utf8_lossy(s.first().map_or(&[][..], |s| s)).into_owned()),
+        Values::Float(v) => crate::format::json::f32_value(v.first().copied().unwrap_or(0.0)),
+        Values::Double(v) => crate::format::json::f64_value(v.first().copied().unwrap_or(0.0)),
+        other => match crate::format::attrs::encode(other).0 {
+            Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+            v => v,
+        },
+    }
+}
+
+/// Standard base64, padded.
+pub fn to_base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// Standard base64, padded or not (zarr-python pads).
 pub fn base64(text: &str) -> NcResult<Vec<u8>> {
     use base64::Engine;

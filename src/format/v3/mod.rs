@@ -5,5 +5,6 @@ pub mod codecs;
 pub mod dtype;
 pub mod fill;
 pub mod read;
+pub mod write;
 
 pub use read::read_dataset;

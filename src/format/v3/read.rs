@@ -4,16 +4,21 @@
 //! `dimension_names` (or `_ARRAY_DIMENSIONS`, which `zarr migrate v3`
 //! keeps), attributes inline.
 //!
-//! v3 datasets open read-only until writing v3 lands.
+//! NCZarr on v3 (`format::v3::write`, netcdf-c's draft names): the root
+//! says `_nczarr_superblock`; then `_nczarr_group` gives each group's
+//! dimensions (with their unlimited flag) and the order of its members,
+//! `_nczarr_array` an array's dimensions by full name, char versus
+//! string and NOFILL, and `_nczarr_attrs` the attributes' types.
 
 use serde_json::{Map, Value};
 
 use super::codecs::{self, V3Codecs};
 use super::dtype::{self, FixedText, V3Type};
 use super::fill;
+use super::write::{ARRAY, ATTRS, GROUP, SUPERBLOCK};
 use crate::error::{NcError, NcResult};
 use crate::format::attrs::{decode_inferred, decode_typed};
-use crate::format::build::{add_group, check_stored_name, pure_dims, usize_list};
+use crate::format::build::{add_group, add_nczarr_dims, check_stored_name, pure_dims, referenced_dims, usize_list};
 use crate::format::dtype::dtype_for;
 use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
@@ -107,7 +112,10 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult>
     let attrs = object(root.get("attributes"))?;
     let ncproperties = attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
     let src = Source { store, consolidated, fetched: Default::default() };
-    let mut reader = Reader { src, model: Model::new(false), pending: Vec::new() };
+    let nczarr = attrs.contains_key(SUPERBLOCK);
+    let mut model = Model::new(opts.writable);
+    model.zarr_v3 = true;
+    let mut reader = Reader { src, model, pending: Vec::new(), nczarr };
     reader.read_group(0, &root, 0)?;
     for (g, name, doc) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name, &doc)?;
@@ -116,7 +124,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult>
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
     }
-    Ok(ReadResult { model, ncproperties, legacy: true })
+    Ok(ReadResult { model, ncproperties, legacy: false })
 }
 
 struct Reader<'a> {
@@ -124,10 +132,38 @@ struct Reader<'a> {
     model: Model,
     /// Arrays to read once every group (and so every dimension) is known.
     pending: Vec<(usize, String, Map<String, Value>)>,
+    /// The root says `_nczarr_superblock`: NCZarr attributes are read.
+    nczarr: bool,
+}
+
+/// An NCZarr attribute holding an object (absent: empty).
+fn nczarr_info<'a>(attrs: &'a Map<String, Value>, name: &str) -> NcResult<Option<&'a Map<String, Value>>> {
+    match attrs.get(name) {
+        None => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
+/// A list of names (NCZarr's member lists, dimension references).
+fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
+        }
+        Some(_) => Err(NcError::ENCZARR),
+    }
 }
 
 impl Reader<'_> {
+    /// The user attributes of a node, typed by NCZarr's `attribute_types`
+    /// where it names a type (a `_FillValue` is the caller's to decode).
     fn user_attrs(&self, attrs: &Map<String, Value>) -> NcResult<Vec<Attr>> {
+        let types = match (self.nczarr, nczarr_info(attrs, ATTRS)?) {
+            (true, Some(info)) => object(info.get("attribute_types"))?,
+            _ => Map::new(),
+        };
         let mut out = Vec::new();
         for (name, value) in attrs {
             if is_reserved(name) {
@@ -136,24 +172,51 @@ impl Reader<'_> {
             if name.len() > NC_MAX_NAME || name.contains('\0') {
                 return Err(NcError::ENCZARR);
             }
-            out.push(Attr { name: name.clone(), values: decode_inferred(value)? });
+            let dtype = types.get(name).and_then(Value::as_str).and_then(dtype::attribute_dtype);
+            let values = match dtype {
+                Some(dtype) if name != FILL_VALUE => decode_typed(value, &dtype)?,
+                _ => decode_inferred(value)?,
+            };
+            out.push(Attr { name: name.clone(), values });
         }
         Ok(out)
     }
 
     fn read_group(&mut self, g: usize, doc: &Map<String, Value>, depth: usize) -> NcResult<()> {
         let gkey = self.model.group_key(g);
-        self.model.groups[g].atts = self.user_attrs(&object(doc.get("attributes"))?)?;
-        let names: Vec<String> =
-            self.src.children(&gkey)?.into_iter().filter(|n| n != ZARR_JSON && !n.starts_with("__")).collect();
+        let attrs = object(doc.get("attributes"))?;
+        self.model.groups[g].atts = self.user_attrs(&attrs)?;
+        let info = if self.nczarr { nczarr_info(&attrs, GROUP)? } else { None };
+        let names: Vec<String> = match info {
+            // NCZarr names the members, in their netCDF order.
+            Some(info) => {
+                if let Some(dims) = info.get("dimensions") {
+                    add_nczarr_dims(&mut self.model, g, dims)?;
+                }
+                let mut names = name_list(info.get("arrays"))?;
+                names.extend(name_list(info.get("groups"))?);
+                names
+            }
+            None => self.src.children(&gkey)?.into_iter().filter(|n| n != ZARR_JSON && !n.starts_with("__")).collect(),
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        if !names.iter().all(|n| seen.insert(n.as_str())) {
+            return Err(NcError::ENCZARR);
+        }
         // Each child's document, all fetched at once.
         let valid: Vec<&String> = names.iter().filter(|n| check_stored_name(n).is_ok()).collect();
         self.src.prefetch(valid.iter().map(|n| join(&join(&gkey, n), ZARR_JSON)).collect())?;
         let mut groups = Vec::new();
         for name in valid {
             // A name with no document is no node (implicit groups were
-            // removed from the spec; zarr-python does not list them).
-            let Some(child) = self.src.json(&join(&join(&gkey, name), ZARR_JSON))? else { continue };
+            // removed from the spec; zarr-python does not list them); one
+            // NCZarr names must be there.
+            let Some(child) = self.src.json(&join(&join(&gkey, name), ZARR_JSON))? else {
+                if info.is_some() {
+                    return Err(NcError::ENCZARR);
+                }
+                continue;
+            };
             let Value::Object(child) = child else { return Err(NcError::ENCZARR) };
             match node_type(&child)? {
                 "group" => groups.push((name.clone(), child)),
@@ -208,6 +271,11 @@ impl Reader<'_> {
             }
         };
         let attrs = object(doc.get("attributes"))?;
+        // What the model does not hold, kept to be written back.
+        let mut stored = doc.clone();
+        for key in ["shape", "attributes", "dimension_names"] {
+            stored.remove(key);
+        }
         // `null` entries are unnamed: "" is no netCDF name, so anonymous.
         let names = match doc.get("dimension_names") {
             None | Some(Value::Null) => attrs.get("_ARRAY_DIMENSIONS").and_then(Value::as_array),
@@ -216,7 +284,26 @@ impl Reader<'_> {
         };
         let names: Option<Vec<String>> =
             names.map(|items| items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect());
-        let dimids = if scalar { Vec::new() } else { pure_dims(&mut self.model, g, names.as_ref(), &shape)? };
+        let info = if self.nczarr { nczarr_info(&attrs, ARRAY)? } else { None };
+        let refs = info.and_then(|i| i.get("dimension_references"));
+        let dimids = match refs {
+            _ if scalar => Vec::new(),
+            Some(refs) => referenced_dims(&mut self.model, &name_list(Some(refs))?, &shape)?,
+            None => pure_dims(&mut self.model, g, names.as_ref(), &shape)?,
+        };
+        // NCZarr's char: one-byte text (ours) or uint8 (netcdf-c's draft).
+        let char_type = info.and_then(|i| i.get("nczarr_type")).and_then(Value::as_str) == Some("char")
+            && (ty.text == Some(FixedText::Bytes(1)) || (ty.xtype == NC_UBYTE && !ty.bool));
+        let ty = if char_type { V3Type { xtype: NC_CHAR, text: None, ..ty } } else { ty };
+        let fill = match fill {
+            Some(Values::String(s)) if char_type => {
+                Some(Values::Char(vec![s.first().and_then(|s| s.first()).copied().unwrap_or(0)]))
+            }
+            Some(Values::UByte(b)) if char_type => Some(Values::Char(b)),
+            other => other,
+        };
+        let no_fill =
+            fill.is_none() || info.and_then(|i| i.get("no_fill")).and_then(Value::as_u64).is_some_and(|n| n != 0);
         let mut atts = self.user_attrs(&attrs)?;
         // xarray keeps the CF fill value as an attribute (a float as the
         // base64 of its little-endian f64): decode it to the variable's
@@ -264,7 +351,7 @@ impl Reader<'_> {
             dimids,
             atts,
             chunks: if scalar { Vec::new() } else { chunks },
-            no_fill: fill.is_none(),
+            no_fill,
             fill: Some(fill.unwrap_or(Values::default_fill(ty.xtype)?)),
             endianness: if matches!(ty.xtype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { endianness },
             created: true,
@@ -280,7 +367,7 @@ impl Reader<'_> {
             dim_separator: separator,
             order_f: false,
             data_error,
-            v3: Some(V3Chunks { default_keys, separator, transpose, half: ty.half, shard }),
+            v3: Some(V3Chunks { default_keys, separator, transpose, half: ty.half, shard, stored: Some(stored) }),
             quantize: Setting::Stored,
         };
         self.model.groups[g].vars.push(var);
