@@ -300,7 +300,8 @@ def debian_and_our_stores(tmp, seeds):
     ncgen(CDL_490, path, ours=False)
     add_store(seeds, "netcdf-c-4.9.0", path)
     for name, cdl, extra in [("ours", CDL, ""), ("ours-zarr", CDL_490, ""), ("ours-490", CDL_490, "&nczarr_layout=4.9.0"),
-                             ("ours-filters", FILTERS_CDL, ""), ("ours-noconsolidated", CDL, ",noconsolidated")]:
+                             ("ours-filters", FILTERS_CDL, ""), ("ours-noconsolidated", CDL, ",noconsolidated"),
+                             ("ours-v3", CDL, ",v3"), ("ours-v3-filters", FILTERS_CDL, ",v3")]:
         path = tmp / name
         if name == "ours-zarr":
             target = f"file://{path}#mode=zarr,file"

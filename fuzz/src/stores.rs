@@ -356,5 +356,16 @@ pub fn rewrite(data: &[u8]) {
     assert_eq!(describe(&again.model), before, "the rewritten store reads differently");
     again.model.dirty = true;
     again.close().unwrap_or_else(|e| panic!("the rewritten store cannot be rewritten: {e:?}"));
-    assert!(map2.objects().expect("store") == first, "a second rewrite changes the store");
+    let second = map2.objects().expect("store");
+    if second != first {
+        let changed: Vec<String> = first
+            .iter()
+            .filter(|(k, v)| second.get(*k) != Some(*v))
+            .map(|(k, v)| {
+                let now = second.get(k).map(|b| String::from_utf8_lossy(b).into_owned());
+                format!("{k}: {} -> {now:?}", String::from_utf8_lossy(v))
+            })
+            .collect();
+        panic!("a second rewrite changes the store: {changed:#?}");
+    }
 }

@@ -150,7 +150,15 @@ fn publish_objects(
         state.before_publish = Some((key, store.get(key)?));
     }
     if opts.zarr_v3 {
-        let (_, root) = objects.last().ok_or(crate::error::NcError::EINTERNAL)?;
+        // With consolidated metadata whether or not the dataset keeps it:
+        // readers that use it (ours, zarr-python's and xarray's by
+        // default) see the new state whole while the documents below are
+        // rewritten; the commit's last write gives the root its final form.
+        let mut staged = objects.to_vec();
+        if !opts.consolidated {
+            v3::write::consolidate(&mut staged);
+        }
+        let (_, root) = staged.last().ok_or(crate::error::NcError::EINTERNAL)?;
         store.put(key, &json::to_bytes(root))?;
         return store.sync();
     }
@@ -294,11 +302,7 @@ pub fn write_dataset(
     state: &mut CommitState,
 ) -> NcResult<()> {
     let objects = render(model, opts)?;
-    if !opts.zarr_v3 {
-        // (v3 has no separate publication: the root's document, written
-        // last, is the consolidated state.)
-        publish_objects(store, &objects, state, opts)?;
-    }
+    publish_objects(store, &objects, state, opts)?;
     state.objects_touched = true;
     clear_new(model, store, state)?;
     let written = state.written.take();
@@ -696,6 +700,9 @@ mod tests {
             WriteOptions { consolidated: false, ..options() },
             WriteOptions { pure_zarr: true, ..options() },
             WriteOptions { pure_zarr: true, consolidated: false, ..options() },
+            WriteOptions { zarr_v3: true, ..options() },
+            WriteOptions { zarr_v3: true, consolidated: false, ..options() },
+            WriteOptions { zarr_v3: true, pure_zarr: true, ..options() },
         ];
         for (i, opts) in variants.iter().enumerate() {
             let mut old = sample_model();
@@ -758,13 +765,19 @@ mod tests {
     /// names or the new ones, with the data reachable.
     #[test]
     fn renames_stopped_anywhere_keep_the_data() {
+        renames_stopped_anywhere("nczarr,file", "0");
+        renames_stopped_anywhere("nczarr,file,v3", "c/0");
+        renames_stopped_anywhere("zarr,file,v3,noconsolidated", "c/0");
+    }
+
+    fn renames_stopped_anywhere(mode: &str, chunk0: &str) {
         use crate::capi::{data_typed::*, dim::*, file::*, group::*, var::*};
         use std::ffi::CString;
         let c = |s: &str| CString::new(s).unwrap();
         let mut completed = false;
         for budget in 0..100 {
-            let path = scratch_path(&format!("ren-{budget}"));
-            let url = c(&format!("file://{}#mode=nczarr,file", path.display()));
+            let path = scratch_path(&format!("ren-{}-{budget}", mode.replace(',', "-")));
+            let url = c(&format!("file://{}#mode={mode}", path.display()));
             let (mut nc, mut x, mut v, mut g, mut w) = (0, 0, 0, 0, 0);
             // SAFETY: C API calls with CStrings and arrays that live across them.
             unsafe {
@@ -798,14 +811,14 @@ mod tests {
             let m = read_dataset(&store, false).unwrap_or_else(|e| panic!("stop {budget}: {e:?}")).model;
             let vname = &m.groups[0].vars[0].name;
             let gname = &m.groups[1].name;
-            assert!(vname == "v" || vname == "v2", "stop {budget}: {vname}");
+            assert!(vname == "v" || vname == "v2", "{mode}, stop {budget}: {vname}");
             assert!(gname == "g" || gname == "g2", "stop {budget}: {gname}");
             let ints = |key: &str| {
                 let b = store.get(key).unwrap().unwrap_or_else(|| panic!("stop {budget}: no {key}"));
                 b.chunks(4).map(|q| i32::from_le_bytes(q.try_into().unwrap())).collect::<Vec<_>>()
             };
-            assert_eq!(ints(&format!("{vname}/0")), [1, 2, 3, 4], "stop {budget}");
-            let wdata = ints(&format!("{gname}/w/0"));
+            assert_eq!(ints(&format!("{vname}/{chunk0}")), [1, 2, 3, 4], "stop {budget}");
+            let wdata = ints(&format!("{gname}/w/{chunk0}"));
             assert!(wdata == [5, 6, 7, 8] || wdata == [9, 9, 9, 9], "stop {budget}");
             if completed {
                 assert_eq!((vname.as_str(), gname.as_str(), wdata), ("v2", "g2", vec![9, 9, 9, 9]));
@@ -815,7 +828,7 @@ mod tests {
                 break;
             }
         }
-        assert!(completed);
+        assert!(completed, "{mode}");
     }
 
     #[test]

@@ -134,10 +134,23 @@ fn widen_halves(data: &[u8]) -> Vec<u8> {
     data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
 }
 
-/// Write one chunk, encoded.
+/// Write one chunk, encoded (not of a sharded variable: see
+/// [`store_chunks`]).
 pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[u8]) -> NcResult<()> {
-    if layout.half || layout.shards.is_some() {
-        // Half floats and shards are read only.
+    if layout.shards.is_some() {
+        return Err(NcError::EINTERNAL);
+    }
+    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+        return store.put(&layout.chunk_key(idx), data);
+    }
+    store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
+}
+
+/// A chunk as stored: elements permuted and swapped as the variable
+/// stores them, strings serialized, then its filters.
+pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
+    if layout.half {
+        // Half floats are read only.
         return Err(NcError::EPERM);
     }
     if layout.text == TextEncoding::Vlen {
@@ -146,14 +159,8 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
             Some(perm) => transpose(table, &layout.chunks, layout.elem_size, perm, false),
             None => table.to_vec(),
         };
-        let mut bytes = encode_vlen(&table, text)?;
-        if !layout.chain.is_empty() {
-            bytes = layout.chain.encode(&bytes)?;
-        }
-        return store.put(&layout.chunk_key(idx), &bytes);
-    }
-    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() {
-        return store.put(&layout.chunk_key(idx), data);
+        let bytes = encode_vlen(&table, text)?;
+        return if layout.chain.is_empty() { Ok(bytes) } else { layout.chain.encode(&bytes) };
     }
     let mut bytes = match &layout.perm {
         Some(perm) => transpose(data, &layout.chunks, layout.elem_size, perm, false),
@@ -165,12 +172,34 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if !layout.chain.is_empty() {
         bytes = layout.chain.encode(&bytes)?;
     }
-    store.put(&layout.chunk_key(idx), &bytes)
+    Ok(bytes)
 }
 
 /// Write several chunks, [`Zmap::concurrency`] at a time.
 pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> NcResult<()> {
-    crate::workers::map(&chunks, store.concurrency(), |(idx, data)| store_chunk(store, layout, idx, data))?;
+    let borrowed: Vec<(&[usize], &[u8])> = chunks.iter().map(|(idx, data)| (&idx[..], &data[..])).collect();
+    store_chunks(store, layout, &borrowed)
+}
+
+/// Write several chunks of one variable, [`Zmap::concurrency`] at a
+/// time; those of a sharded variable shard by shard, each shard read,
+/// changed and written once (two writers of one shard would lose each
+/// other's chunks).
+pub fn store_chunks(store: &dyn Zmap, layout: &VarLayout, chunks: &[(&[usize], &[u8])]) -> NcResult<()> {
+    let Some(shards) = &layout.shards else {
+        crate::workers::map(chunks, store.concurrency(), |(idx, data)| store_chunk(store, layout, idx, data))?;
+        return Ok(());
+    };
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, &[u8])>> = Default::default();
+    for &(idx, data) in chunks {
+        let (shard, inner) = shards.locate(idx);
+        by_shard.entry(shard).or_default().push((inner, data));
+    }
+    let groups: Vec<_> = by_shard.into_iter().collect();
+    crate::workers::map(&groups, store.concurrency(), |(shard, items)| {
+        let encoded = items.iter().map(|&(k, data)| Ok((k, encode_chunk(layout, data)?))).collect::<NcResult<_>>()?;
+        shards.rewrite(store, &layout.chunk_key(shard), encoded)
+    })?;
     Ok(())
 }
 

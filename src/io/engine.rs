@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ffi::c_char;
 
 use super::cache::{ChunkCache, default_settings};
-use super::chunk_io::{load_chunk, load_chunks, store_all, store_chunk};
+use super::chunk_io::{load_chunk, load_chunks, store_all, store_chunk, store_chunks};
 use super::copy::{all_strings_fit, copy_in, gather};
 use super::element::check_types;
 use super::grid::chunk_parts;
@@ -146,8 +146,8 @@ unsafe fn write_checked(
     }
     grow_unlimited(ds, grp, varid, sel)?;
     let layout = VarLayout::of(&ds.model, grp, varid)?;
-    if layout.half || layout.shards.is_some() {
-        // Stored as we cannot write (half floats, shards): refused before
+    if layout.half {
+        // Stored as we cannot write (half floats): refused before
         // anything changes.
         return Err(NcError::EPERM);
     }
@@ -231,7 +231,13 @@ pub fn flush(ds: &mut Dataset) -> NcResult<()> {
         if dirty.is_empty() {
             continue;
         }
-        layouts.push(VarLayout::of(model, grp, varid as i32)?);
+        let layout = VarLayout::of(model, grp, varid as i32)?;
+        if layout.shards.is_some() {
+            // Shard by shard, each written once (see `store_chunks`).
+            store_chunks(store.as_ref(), &layout, &dirty)?;
+            continue;
+        }
+        layouts.push(layout);
         let layout = layouts.len() - 1;
         work.extend(dirty.into_iter().map(|(idx, data)| (layout, idx, data)));
     }

@@ -32,13 +32,26 @@ const RESERVED: &[Reserved] = &[
     Reserved { name: "_nczarr_group", hidden: true, read_only: true },
     Reserved { name: "_nczarr_array", hidden: true, read_only: true },
     Reserved { name: "_nczarr_superblock", hidden: true, read_only: true },
+    Reserved { name: "_nczarr_attrs", hidden: true, read_only: true },
 ];
 
 /// Names our storage format uses as keys in `.zattrs`; a user attribute
 /// with one of these names would overwrite the dataset's own metadata, so
 /// they are refused everywhere (netcdf-c refuses them only on variables).
-const FORMAT_KEYS: &[&str] =
-    &["_ARRAY_DIMENSIONS", "_nczarr_attr", "_nczarr_group", "_nczarr_array", "_nczarr_superblock", "_NCProperties"];
+const FORMAT_KEYS: &[&str] = &[
+    "_ARRAY_DIMENSIONS",
+    "_nczarr_attr",
+    "_nczarr_attrs",
+    "_nczarr_group",
+    "_nczarr_array",
+    "_nczarr_superblock",
+    "_NCProperties",
+];
+
+/// In a Zarr v3 dataset, putting this attribute on a variable asks for
+/// shards (`sharding_indexed`): its values are the number of chunks per
+/// shard along each dimension. It is not stored as an attribute.
+pub const SHARDS: &str = "_Shards";
 
 pub const FILL_VALUE: &str = "_FillValue";
 
@@ -96,6 +109,9 @@ pub fn put_att_as(
     }
     model.check_writable()?;
     let name = names::check_name(name)?;
+    if name == SHARDS && varid != NC_GLOBAL && model.zarr_v3 {
+        return model.def_var_shards(grp, varid, &values);
+    }
     if let Some(r) = reserved(&name) {
         let root_global = grp == 0 && varid == NC_GLOBAL;
         if (root_global && r.read_only) || (varid != NC_GLOBAL && r.hidden) || FORMAT_KEYS.contains(&r.name) {

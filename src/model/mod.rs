@@ -402,6 +402,31 @@ impl Model {
         Ok(var)
     }
 
+    /// Ask for a v3 variable's chunks to be stored in shards of
+    /// `per_shard` chunks along each dimension (the `_Shards` attribute),
+    /// index at the end with its CRC-32C, as zarr-python writes them.
+    pub fn def_var_shards(&mut self, grp: usize, varid: i32, per_shard: &Values) -> NcResult<()> {
+        let var = self.var_for_definition(grp, varid)?;
+        let rank = var.dimids.len();
+        let per_shard = match per_shard.convert_to(NC_INT64) {
+            Ok((Values::Int64(v), false)) => v,
+            _ => return Err(NcError::EINVAL),
+        };
+        // At most 2^20 chunks per shard: its index (16 bytes a chunk) is
+        // read whole.
+        let count = per_shard.iter().try_fold(1i64, |p, &n| p.checked_mul(n)).filter(|&p| p <= 1 << 20);
+        if rank == 0 || per_shard.len() != rank || per_shard.iter().any(|&n| n < 1) || count.is_none() {
+            return Err(NcError::EINVAL);
+        }
+        let per_shard: Vec<usize> =
+            per_shard.iter().map(|&n| usize::try_from(n)).collect::<Result<_, _>>().map_err(|_| NcError::EINVAL)?;
+        let var = self.var_for_definition(grp, varid)?;
+        let v3 = var.v3.as_mut().ok_or(NcError::EINVAL)?;
+        v3.shard = Some(chunking::Shards { per_shard, index_at_end: true, index_crc: true });
+        self.dirty = true;
+        Ok(())
+    }
+
     /// `nc_def_var_chunking`. Contiguous and compact storage are accepted
     /// and stored as a single chunk, as in netcdf-c's NCZarr.
     pub fn def_var_chunking(&mut self, grp: usize, varid: i32, storage: i32, chunks: Option<&[usize]>) -> NcResult<()> {
@@ -565,6 +590,30 @@ mod tests {
         let mut m = Model::new(true);
         m.define_mode = true;
         m
+    }
+
+    #[test]
+    fn shards_are_asked_for_by_attribute_in_v3_only() {
+        use crate::model::attrs::put_att;
+        let mut m = model();
+        m.zarr_v3 = true;
+        let x = m.def_dim(0, b"x", 8).unwrap() as i32;
+        let v = m.def_var(0, b"v", NC_INT, &[x]).unwrap() as i32;
+        assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![2, 2])), Err(NcError::EINVAL), "rank");
+        assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![0])), Err(NcError::EINVAL));
+        assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![1 << 21])), Err(NcError::EINVAL), "index");
+        put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![4])).unwrap();
+        let var = m.var(0, v).unwrap();
+        assert_eq!(var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).map(|s| s.per_shard.clone()), Some(vec![4]));
+        assert!(var.atts.is_empty(), "not an attribute");
+        m.var_mut(0, v).unwrap().created = true;
+        assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![2])), Err(NcError::ELATEDEF));
+        // In a v2 dataset it is an ordinary attribute.
+        let mut m = model();
+        let x = m.def_dim(0, b"x", 8).unwrap() as i32;
+        let v = m.def_var(0, b"v", NC_INT, &[x]).unwrap() as i32;
+        put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![4])).unwrap();
+        assert_eq!(m.var(0, v).unwrap().atts.len(), 1);
     }
 
     #[test]

@@ -42,6 +42,15 @@ def test_round_trip_pure_zarr(progs, server, prefix, env, tmp_path, writer):
     assert ours == expected
 
 
+@pytest.mark.parametrize("mode", ["nczarr,v3", "zarr,v3"])
+def test_round_trip_v3(progs, server, prefix, env, tmp_path, mode):
+    ours, expected = write_both(progs, "write_data", server, prefix, env, tmp_path, mode=mode)
+    assert ours == expected
+    keys = server.keys(BUCKET, prefix + "/")
+    assert f"{prefix}/d.zarr/zarr.json" in keys and f"{prefix}/d.zarr/strs/zarr.json" in keys
+    assert not any(k.endswith((".zgroup", ".zarray", ".zmetadata")) for k in keys)
+
+
 def test_same_objects_as_local(progs, server, prefix, env, tmp_path):
     """The objects written to S3 are byte for byte the files written locally."""
     run(progs["write_data"], s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr"), env=env)

@@ -98,13 +98,16 @@ def all_arrays(group, path=""):
 # write_data in NCZarr mode is left out: its char variable is stored as
 # netcdf-c stores it (dtype ">S1"), which zarr-python 3.1.6 refuses
 # ("No Zarr data type found that matches {'name': '>S1'...}") locally too.
+# Zarr v3 (mode=...,v3) goes through the same storage interface.
 @pytest.mark.parametrize("writer,mode", [("write_data", "zarr"), ("write_filtered", "zarr"),
-                                         ("write_filtered", "nczarr")])
+                                         ("write_filtered", "nczarr"), ("write_data", "nczarr,v3"),
+                                         ("write_filtered", "zarr,v3")])
 def test_zarr_python_reads_ours_on_s3(progs, server, prefix, env, tmp_path, mode, writer):
     run(progs[writer], s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr", mode), env=env)
     run(progs[writer], local_url(tmp_path / "d.zarr", mode), env=env)
-    remote = zarr.open_group(s3_store(server, f"{prefix}/d.zarr", read_only=True), mode="r", zarr_format=2)
-    local = zarr.open_group(zarr.storage.LocalStore(tmp_path / "d.zarr", read_only=True), mode="r", zarr_format=2)
+    fmt = 3 if "v3" in mode else 2
+    remote = zarr.open_group(s3_store(server, f"{prefix}/d.zarr", read_only=True), mode="r", zarr_format=fmt)
+    local = zarr.open_group(zarr.storage.LocalStore(tmp_path / "d.zarr", read_only=True), mode="r", zarr_format=fmt)
     remote_arrays = dict(all_arrays(remote))
     local_arrays = dict(all_arrays(local))
     assert sorted(remote_arrays) == sorted(local_arrays)

@@ -7,7 +7,9 @@
  * shuffle, a NOFILL int, a group using its parent's dimension.
  * Session 2 reopens: appends a record, rewrites strings (longer, shorter,
  * non-ASCII, part of a chunk), renames a variable and a group, adds an
- * attribute and a variable.
+ * attribute and a variable, rewrites a block across shards.
+ * Two variables are sharded (the _Shards attribute): a float with gzip
+ * and a string.
  *
  * Usage: edit_v3 URL [fixed]   (URL with #mode=...,v3; "fixed": pure Zarr,
  * whose dimensions are never unlimited once stored, so no record is
@@ -43,6 +45,20 @@ int main(int argc, char **argv)
     CHECK(nc_def_var_deflate(ncid, vz, 1, 1, 4));
     CHECK(nc_def_var(ncid, "nofill", NC_INT, 1, &x, &vn));
     CHECK(nc_def_var_fill(ncid, vn, 1, NULL));
+    /* Shards: 2x1 chunks of 2x2 each, on a 5x4 grid (edge shards). */
+    int y, vt, vnames;
+    CHECK(nc_def_dim(ncid, "y", 5, &y));
+    dims[0] = y; dims[1] = x;
+    CHECK(nc_def_var(ncid, "tiles", NC_FLOAT, 2, dims, &vt));
+    CHECK(nc_def_var_chunking(ncid, vt, NC_CHUNKED, chunks));
+    int per_shard[2] = {2, 1};
+    CHECK(nc_put_att_int(ncid, vt, "_Shards", NC_INT, 2, per_shard));
+    CHECK(nc_def_var_deflate(ncid, vt, 0, 1, 1));
+    CHECK(nc_def_var(ncid, "names", NC_STRING, 1, &x, &vnames));
+    size_t one_chunk = 1;
+    CHECK(nc_def_var_chunking(ncid, vnames, NC_CHUNKED, &one_chunk));
+    int two = 2;
+    CHECK(nc_put_att_int(ncid, vnames, "_Shards", NC_INT, 1, &two));
     CHECK(nc_def_grp(ncid, "g", &g));
     CHECK(nc_def_var(g, "inner", NC_DOUBLE, 1, &x, &vi));
     CHECK(nc_enddef(ncid));
@@ -60,6 +76,11 @@ int main(int argc, char **argv)
     CHECK(nc_put_vara_int(ncid, vn, &at, &one, &n1));
     double d[4] = {0.5, 1.5, 2.5, 3.5};
     CHECK(nc_put_var_double(g, vi, d));
+    float tiles[20];
+    for (int k = 0; k < 20; k++) tiles[k] = (float)k;
+    CHECK(nc_put_var_float(ncid, vt, tiles));
+    const char *names[4] = {"n0", "n1", "n2", "n3"};
+    CHECK(nc_put_var_string(ncid, vnames, names));
     CHECK(nc_close(ncid));
 
     /* Session 2. */
@@ -80,6 +101,15 @@ int main(int argc, char **argv)
     float f2[4] = {9, 10, 11, 12};
     start[0] = 2; start[1] = 0; count[0] = 1; count[1] = 4;
     if (append) CHECK(nc_put_vara_float(ncid, vf, start, count, f2));
+    /* Inside shards: a block across four of them, one string. */
+    CHECK(nc_inq_varid(ncid, "tiles", &vt));
+    CHECK(nc_inq_varid(ncid, "names", &vnames));
+    float block[6] = {-1, -2, -3, -4, -5, -6};
+    size_t bstart[2] = {1, 1}, bcount[2] = {3, 2};
+    CHECK(nc_put_vara_float(ncid, vt, bstart, bcount, block));
+    const char *renamed[1] = {"third name"};
+    size_t at2 = 2;
+    CHECK(nc_put_vara_string(ncid, vnames, &at2, &one, renamed));
     CHECK(nc_redef(ncid));
     CHECK(nc_rename_var(ncid, vf, "tas"));
     CHECK(nc_rename_grp(g, "h"));

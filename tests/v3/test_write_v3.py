@@ -192,6 +192,8 @@ EDITED = {
     "/nofill": [0, 7, 0, 0],
     "/late": [-1, -2, -3, -4],
     "/h/inner": [0.5, 1.5, 2.5, 3.5],
+    "/tiles": [[0, 1, 2, 3], [4, -1, -2, 7], [8, -3, -4, 11], [12, -5, -6, 15], [16, 17, 18, 19]],
+    "/names": ["n0", "n1", "third name", "n3"],
 }
 
 
@@ -220,9 +222,16 @@ def test_second_session_edits(tools, tmp_path, mode):
         got = ours["vars"][name]["data"]["values"]
         assert got == flat, name
     if not pure:
-        assert ours["groups"]["/"]["dims"] == {"time": 3, "x": 4}
+        assert ours["groups"]["/"]["dims"] == {"time": 3, "x": 4, "y": 5}
         assert ours["vars"]["/nofill"]["fill"]["nofill"] == 1
     assert zarr_json(path)["attributes"]["history"] == "edited"
+    # The sharded variables: one object per shard, zarr-python's index.
+    tiles = zarr_json(path / "tiles")
+    assert tiles["chunk_grid"]["configuration"]["chunk_shape"] == [4, 2]
+    assert tiles["codecs"][0]["name"] == "sharding_indexed"
+    assert tiles["codecs"][0]["configuration"]["chunk_shape"] == [2, 2]
+    assert sorted(str(p.relative_to(path)) for p in (path / "tiles" / "c").rglob("*") if p.is_file()) == [
+        "tiles/c/0/0", "tiles/c/0/1", "tiles/c/1/0", "tiles/c/1/1"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ds = xr.open_zarr(path)

@@ -90,7 +90,7 @@ fn consolidated(root: &Map<String, Value>) -> NcResult<Option<Map<String, Value>
         out.insert(join(&path, ZARR_JSON), doc);
     }
     let mut root = root.clone();
-    root.remove("consolidated_metadata");
+    root.shift_remove("consolidated_metadata");
     out.insert(ZARR_JSON.to_string(), Value::Object(root));
     Ok(Some(out))
 }
@@ -271,10 +271,11 @@ impl Reader<'_> {
             }
         };
         let attrs = object(doc.get("attributes"))?;
-        // What the model does not hold, kept to be written back.
+        // What the model does not hold, kept to be written back (in its
+        // order: a rewrite of a rewrite changes nothing).
         let mut stored = doc.clone();
         for key in ["shape", "attributes", "dimension_names"] {
-            stored.remove(key);
+            stored.shift_remove(key);
         }
         // `null` entries are unnamed: "" is no netCDF name, so anonymous.
         let names = match doc.get("dimension_names") {

@@ -12,6 +12,9 @@
 //! a float `_FillValue` attribute is the base64 xarray requires;
 //! consolidated metadata is zarr-python's (inline in the root's
 //! document). The commit order is `format::nczarr`'s.
+//!
+//! A variable asked for shards (`_Shards`, `Model::def_var_shards`) gets
+//! a grid of shards and one `sharding_indexed` codec holding its own.
 
 use serde_json::{Map, Value, json};
 
@@ -19,7 +22,7 @@ use super::codecs::to_v3;
 use super::dtype::{attribute_type_name, for_new_var};
 use super::fill;
 use super::read::ZARR_JSON;
-use crate::error::NcResult;
+use crate::error::{NcError, NcResult};
 use crate::format::attrs::encode;
 use crate::format::nczarr::WriteOptions;
 use crate::model::attrs::FILL_VALUE;
@@ -141,8 +144,25 @@ pub fn array_doc(model: &Model, g: usize, v: usize, opts: &WriteOptions) -> NcRe
             };
             let mut codecs = vec![serializer];
             codecs.extend(var.codecs.iter().map(|c| to_v3(c, elem_size)));
+            let shards = var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).filter(|_| !scalar);
+            let grid_shape: Vec<usize> = match shards {
+                // The grid's chunks are the shards; ours are inside them,
+                // encoded by the inner codecs; the index is zarr-python's.
+                Some(shards) => {
+                    let inner = json!({"name": "sharding_indexed", "configuration": {
+                        "chunk_shape": chunk_shape,
+                        "codecs": codecs,
+                        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                        "index_location": if shards.index_at_end { "end" } else { "start" },
+                    }});
+                    codecs = vec![inner];
+                    let shard = chunk_shape.iter().zip(&shards.per_shard).map(|(c, n)| c.checked_mul(*n));
+                    shard.collect::<Option<_>>().ok_or(NcError::EINVAL)?
+                }
+                None => chunk_shape,
+            };
             doc.insert("data_type".into(), for_new_var(var.xtype)?);
-            doc.insert("chunk_grid".into(), json!({"name": "regular", "configuration": {"chunk_shape": chunk_shape}}));
+            doc.insert("chunk_grid".into(), json!({"name": "regular", "configuration": {"chunk_shape": grid_shape}}));
             doc.insert("chunk_key_encoding".into(), json!({"name": "default", "configuration": {"separator": "/"}}));
             doc.insert("fill_value".into(), fill);
             doc.insert("codecs".into(), json!(codecs));
