@@ -306,8 +306,13 @@ pub fn write_dataset(
     state.objects_touched = true;
     clear_new(model, store, state)?;
     let written = state.written.take();
-    let changed: Vec<&(String, Value)> =
-        objects.iter().filter(|(key, value)| written.as_ref().and_then(|w| w.get(key)) != Some(value)).collect();
+    // A v3 root published with consolidated metadata the dataset does not
+    // keep is rewritten whatever changed, to drop it again.
+    let republished = |key: &str| opts.zarr_v3 && !opts.consolidated && key == v3::read::ZARR_JSON;
+    let changed: Vec<&(String, Value)> = objects
+        .iter()
+        .filter(|(key, value)| republished(key) || written.as_ref().and_then(|w| w.get(key)) != Some(value))
+        .collect();
     put_in_order(store, &changed)?;
     store.sync()?;
     // No barrier after this: should it not reach the disk, the durable
@@ -621,6 +626,30 @@ mod tests {
         let v = json::parse(&store.get("v/.zattrs").unwrap().unwrap()).unwrap();
         assert_eq!(v[XARRAY_DIMS], json!(["t", "x"]));
         assert!(v.get(ARRAY).is_none() && v.get(ATTR).is_none());
+        store.destroy().unwrap();
+    }
+
+    /// A v3 commit publishes the root with consolidated metadata; without
+    /// consolidation, every commit ends with it gone, also when the root
+    /// itself did not change.
+    #[test]
+    fn unconsolidated_v3_root_stays_unconsolidated() {
+        let store = scratch("v3-noconsolidated");
+        let opts = WriteOptions { zarr_v3: true, consolidated: false, ..options() };
+        let mut m = sample_model();
+        let mut state = CommitState::default();
+        write_dataset(&mut m, &store, &opts, &mut state).unwrap();
+        let root = || json::parse(&store.get("zarr.json").unwrap().unwrap()).unwrap();
+        assert!(root().get("consolidated_metadata").is_none());
+        put_att(&mut m, 0, 0, b"late", Values::Int(vec![1])).unwrap();
+        write_dataset(&mut m, &store, &opts, &mut state).unwrap();
+        assert!(root().get("consolidated_metadata").is_none(), "the published root was put back");
+        let v = json::parse(&store.get("v/zarr.json").unwrap().unwrap()).unwrap();
+        assert_eq!(v["attributes"]["late"], json!(1));
+        // With consolidation it holds the new state.
+        let opts = WriteOptions { consolidated: true, ..opts };
+        write_dataset(&mut m, &store, &opts, &mut state).unwrap();
+        assert_eq!(root()["consolidated_metadata"]["metadata"]["v"], v);
         store.destroy().unwrap();
     }
 
