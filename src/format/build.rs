@@ -60,6 +60,18 @@ pub fn add_dim(model: &mut Model, g: usize, name: &str, len: usize, unlimited: b
     Ok(id)
 }
 
+/// A list of names (NCZarr's member lists and dimension references,
+/// `_ARRAY_DIMENSIONS`); absent or `null` is none.
+pub fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
+        }
+        Some(_) => Err(NcError::ENCZARR),
+    }
+}
+
 /// NCZarr's dimensions of a group (`_nczarr_group.dimensions`): name →
 /// size, or name → `{"size", "unlimited"}`, defined in group `g`.
 pub fn add_nczarr_dims(model: &mut Model, g: usize, dims: &Value) -> NcResult<()> {
@@ -71,6 +83,9 @@ pub fn add_nczarr_dims(model: &mut Model, g: usize, dims: &Value) -> NcResult<()
             ),
             other => (as_usize(other)?, false),
         };
+        // C callers size name buffers NC_MAX_NAME + 1 bytes
+        // (`nc_inq_dimname`): a longer name, which no netCDF writer makes,
+        // is not a netCDF dataset.
         if name.len() > crate::model::names::NC_MAX_NAME {
             return Err(NcError::ENCZARR);
         }

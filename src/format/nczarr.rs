@@ -434,9 +434,7 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
         Values::String(s) if opts.pure_zarr && var.utf32.is_none() => {
             json!(super::v3::fill::to_base64(s.first().map_or(&[][..], |s| s)))
         }
-        Values::Char(c) if opts.pure_zarr => {
-            json!(super::v3::fill::to_base64(&c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())]))
-        }
+        fill @ Values::Char(_) if opts.pure_zarr => super::v3::fill::encode(&fill),
         fill => fill_json(&fill),
     };
     // Codecs we read are written back as they were: the chunks on disk

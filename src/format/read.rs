@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::attrs::{decode_fill_number, decode_inferred, decode_typed};
-use super::build::{add_group, add_nczarr_dims, check_stored_name, pure_dims, referenced_dims, usize_list};
+use super::build::{add_group, add_nczarr_dims, check_stored_name, name_list, pure_dims, referenced_dims, usize_list};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use super::source::Source;
@@ -243,20 +243,6 @@ fn check_zarr_format(obj: &Map<String, Value>) -> NcResult<()> {
     }
 }
 
-fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
-    match v {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => {
-            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
-        }
-        Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-/// A name C callers can receive: the netCDF API lets them size name
-/// buffers NC_MAX_NAME + 1 bytes (`nc_inq_attname`, `nc_inq_dimname`), so
-/// a longer name, which no netCDF writer makes, is not a netCDF dataset.
-/// (Group and variable names pass [`check_name`], which checks this too.)
 /// `key` or its older spelling.
 fn field<'m>(m: &'m Map<String, Value>, key: &str, alias: &str) -> Option<&'m Value> {
     m.get(key).or_else(|| m.get(alias))

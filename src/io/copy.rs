@@ -129,8 +129,9 @@ pub unsafe fn copy_in(
 /// Copy the caller's strings for one chunk part into a variable-length
 /// string chunk (its table, then its text; see `TextEncoding::Vlen`):
 /// each new string is appended to the text and its element pointed at
-/// it. Text no element points at any more is dropped when it outgrows
-/// the live text, and never stored (`chunk_io::encode_vlen`).
+/// it. Text no element points at any more is never stored
+/// (`chunk_io::encode_vlen`) and is dropped from memory when it outgrows
+/// the live text.
 ///
 /// # Safety
 /// `buf` must hold the whole selection as C string pointers (or NULL, an
@@ -146,6 +147,7 @@ unsafe fn copy_in_vlen(
     if chunk.len() < table {
         return Err(NcError::EINTERNAL);
     }
+    let text_before = chunk.len() - table;
     for_each_run(sel, &layout.chunks, part, |run| {
         if table < (run.chunk_off + (run.n - 1) * run.chunk_step + 1) * VLEN_ELEM {
             return Err(NcError::EINTERNAL);
@@ -163,9 +165,15 @@ unsafe fn copy_in_vlen(
         }
         Ok(())
     })?;
-    let live: usize = chunk[..table].chunks_exact(VLEN_ELEM).map(vlen_element_len).sum();
-    if chunk.len() - table > 2 * live + (64 << 10) {
-        *chunk = compact_vlen(chunk, table)?;
+    // The live text is counted (a walk of the whole table) only when the
+    // text crosses a power of two, so many small writes into one chunk
+    // pay for it once per doubling, not each time.
+    let text_after = chunk.len() - table;
+    if text_after > (64 << 10) && text_before.next_power_of_two() != text_after.next_power_of_two() {
+        let live: usize = chunk[..table].chunks_exact(VLEN_ELEM).map(vlen_element_len).sum();
+        if text_after > 2 * live + (64 << 10) {
+            *chunk = compact_vlen(chunk, table)?;
+        }
     }
     Ok(())
 }
@@ -255,6 +263,18 @@ pub unsafe fn all_strings_fit(sel: &Selection, buf: *const *const c_char, width:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compaction_keeps_only_the_text_elements_use() {
+        let elem = |offset: u64, len: u64| [offset.to_ne_bytes(), len.to_ne_bytes()].concat();
+        // Two elements, "bc" and "ef", amid text nothing points at.
+        let mut chunk = [elem(1, 2), elem(4, 2)].concat();
+        chunk.extend_from_slice(b"abcdefg");
+        let compact = compact_vlen(&chunk, 2 * VLEN_ELEM).unwrap();
+        assert_eq!(compact, [elem(0, 2), elem(2, 2), b"bcef".to_vec()].concat());
+        let bad = [elem(6, 9), b"abc".to_vec()].concat();
+        assert_eq!(compact_vlen(&bad, VLEN_ELEM), Err(NcError::EINTERNAL), "points past the text");
+    }
 
     #[test]
     fn gather_follows_the_map_and_converts() {

@@ -92,11 +92,7 @@ impl VarLayout {
             return Err(NcError::ENCZARR);
         }
         let native_big = cfg!(target_endian = "big");
-        let stored_big = match var.endianness {
-            NC_ENDIAN_BIG => true,
-            NC_ENDIAN_LITTLE => false,
-            _ => native_big,
-        };
+        let stored_big = var.stored_big_endian();
         let fill = match text {
             // A vlen chunk of fill is built whole (`fill_chunk`).
             TextEncoding::Vlen => vec![0u8; elem_size],

@@ -86,6 +86,18 @@ pub struct Var {
     pub quantize: quantize::Setting,
 }
 
+impl Var {
+    /// Are the variable's elements stored big-endian (its endianness, or
+    /// this machine's when native)?
+    pub fn stored_big_endian(&self) -> bool {
+        match self.endianness {
+            NC_ENDIAN_BIG => true,
+            NC_ENDIAN_LITTLE => false,
+            _ => cfg!(target_endian = "big"),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Group {
     pub name: String,

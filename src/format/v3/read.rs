@@ -18,7 +18,9 @@ use super::fill;
 use super::write::{ARRAY, ATTRS, GROUP, SUPERBLOCK};
 use crate::error::{NcError, NcResult};
 use crate::format::attrs::{decode_inferred, decode_typed};
-use crate::format::build::{add_group, add_nczarr_dims, check_stored_name, pure_dims, referenced_dims, usize_list};
+use crate::format::build::{
+    add_group, add_nczarr_dims, check_stored_name, name_list, pure_dims, referenced_dims, usize_list,
+};
 use crate::format::dtype::dtype_for;
 use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
@@ -141,17 +143,6 @@ fn nczarr_info<'a>(attrs: &'a Map<String, Value>, name: &str) -> NcResult<Option
     match attrs.get(name) {
         None => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
-        Some(_) => Err(NcError::ENCZARR),
-    }
-}
-
-/// A list of names (NCZarr's member lists, dimension references).
-fn name_list(v: Option<&Value>) -> NcResult<Vec<String>> {
-    match v {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => {
-            items.iter().map(|i| i.as_str().map(str::to_string).ok_or(NcError::ENCZARR)).collect()
-        }
         Some(_) => Err(NcError::ENCZARR),
     }
 }

@@ -27,7 +27,7 @@ use crate::format::attrs::encode;
 use crate::format::nczarr::WriteOptions;
 use crate::model::attrs::FILL_VALUE;
 use crate::model::quantize::Setting;
-use crate::model::{Attr, Model, Values};
+use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
 use crate::zmap::join;
 
@@ -100,10 +100,61 @@ pub fn group_doc(model: &Model, g: usize, opts: &WriteOptions) -> (String, Value
     (join(&model.group_key(g), ZARR_JSON), doc)
 }
 
+/// What a new array's document says of its chunks (`data_type` through
+/// `codecs`): the regular grid (of shards, if asked for), `default` keys
+/// with `/`, `bytes` (or `vlen-utf8` for strings) then the variable's
+/// filters.
+fn new_array_chunks(model: &Model, var: &Var) -> NcResult<Map<String, Value>> {
+    let scalar = var.dimids.is_empty();
+    let elem_size = if var.xtype == NC_STRING { 1 } else { type_size(var.xtype)? };
+    let chunk_shape: Vec<usize> = if scalar { Vec::new() } else { var.chunks.clone() };
+    let fill = match model.effective_fill(var)? {
+        // zarr-python refuses `null`; a NOFILL variable's unwritten
+        // chunks read as zeros here, so zero is what they hold.
+        _ if var.no_fill => match var.xtype {
+            NC_CHAR | NC_STRING => json!(""),
+            NC_FLOAT | NC_DOUBLE => json!(0.0),
+            _ => json!(0),
+        },
+        f => fill::encode(&f),
+    };
+    let big = var.stored_big_endian();
+    let serializer = match var.xtype {
+        NC_STRING => json!({"name": "vlen-utf8", "configuration": {}}),
+        _ if elem_size == 1 => json!({"name": "bytes"}),
+        _ => json!({"name": "bytes", "configuration": {"endian": if big { "big" } else { "little" }}}),
+    };
+    let mut codecs = vec![serializer];
+    codecs.extend(var.codecs.iter().map(|c| to_v3(c, elem_size)));
+    let shards = var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).filter(|_| !scalar);
+    let grid_shape: Vec<usize> = match shards {
+        // The grid's chunks are the shards; ours are inside them,
+        // encoded by the inner codecs; the index is zarr-python's.
+        Some(shards) => {
+            let inner = json!({"name": "sharding_indexed", "configuration": {
+                "chunk_shape": chunk_shape,
+                "codecs": codecs,
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                "index_location": if shards.index_at_end { "end" } else { "start" },
+            }});
+            codecs = vec![inner];
+            let shard = chunk_shape.iter().zip(&shards.per_shard).map(|(c, n)| c.checked_mul(*n));
+            shard.collect::<Option<_>>().ok_or(NcError::EINVAL)?
+        }
+        None => chunk_shape,
+    };
+    let mut doc = Map::new();
+    doc.insert("data_type".into(), for_new_var(var.xtype)?);
+    doc.insert("chunk_grid".into(), json!({"name": "regular", "configuration": {"chunk_shape": grid_shape}}));
+    doc.insert("chunk_key_encoding".into(), json!({"name": "default", "configuration": {"separator": "/"}}));
+    doc.insert("fill_value".into(), fill);
+    doc.insert("codecs".into(), json!(codecs));
+    Ok(doc)
+}
+
 /// An array's document. One read from storage keeps what it said about
-/// its chunks (they are encoded so); a new one gets ours: the regular
-/// grid, `default` keys with `/`, `bytes` (or `vlen-utf8` for strings)
-/// then the variable's filters.
+/// its chunks (they are encoded so); a new one gets ours
+/// ([`new_array_chunks`]).
 pub fn array_doc(model: &Model, g: usize, v: usize, opts: &WriteOptions) -> NcResult<(String, Value)> {
     let var = &model.groups[g].vars[v];
     let scalar = var.dimids.is_empty();
@@ -119,54 +170,7 @@ pub fn array_doc(model: &Model, g: usize, v: usize, opts: &WriteOptions) -> NcRe
                 }
             }
         }
-        None => {
-            let elem_size = if var.xtype == NC_STRING { 1 } else { type_size(var.xtype)? };
-            let chunk_shape: Vec<usize> = if scalar { Vec::new() } else { var.chunks.clone() };
-            let fill = match model.effective_fill(var)? {
-                // zarr-python refuses `null`; a NOFILL variable's unwritten
-                // chunks read as zeros here, so zero is what they hold.
-                _ if var.no_fill => match var.xtype {
-                    NC_CHAR | NC_STRING => json!(""),
-                    NC_FLOAT | NC_DOUBLE => json!(0.0),
-                    _ => json!(0),
-                },
-                f => fill::encode(&f),
-            };
-            let big = match var.endianness {
-                NC_ENDIAN_BIG => true,
-                NC_ENDIAN_LITTLE => false,
-                _ => cfg!(target_endian = "big"),
-            };
-            let serializer = match var.xtype {
-                NC_STRING => json!({"name": "vlen-utf8", "configuration": {}}),
-                _ if elem_size == 1 => json!({"name": "bytes"}),
-                _ => json!({"name": "bytes", "configuration": {"endian": if big { "big" } else { "little" }}}),
-            };
-            let mut codecs = vec![serializer];
-            codecs.extend(var.codecs.iter().map(|c| to_v3(c, elem_size)));
-            let shards = var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).filter(|_| !scalar);
-            let grid_shape: Vec<usize> = match shards {
-                // The grid's chunks are the shards; ours are inside them,
-                // encoded by the inner codecs; the index is zarr-python's.
-                Some(shards) => {
-                    let inner = json!({"name": "sharding_indexed", "configuration": {
-                        "chunk_shape": chunk_shape,
-                        "codecs": codecs,
-                        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
-                        "index_location": if shards.index_at_end { "end" } else { "start" },
-                    }});
-                    codecs = vec![inner];
-                    let shard = chunk_shape.iter().zip(&shards.per_shard).map(|(c, n)| c.checked_mul(*n));
-                    shard.collect::<Option<_>>().ok_or(NcError::EINVAL)?
-                }
-                None => chunk_shape,
-            };
-            doc.insert("data_type".into(), for_new_var(var.xtype)?);
-            doc.insert("chunk_grid".into(), json!({"name": "regular", "configuration": {"chunk_shape": grid_shape}}));
-            doc.insert("chunk_key_encoding".into(), json!({"name": "default", "configuration": {"separator": "/"}}));
-            doc.insert("fill_value".into(), fill);
-            doc.insert("codecs".into(), json!(codecs));
-        }
+        None => doc.extend(new_array_chunks(model, var)?),
     }
 
     let (mut attrs, types) = attributes(&var.atts);
