@@ -635,6 +635,12 @@ def codec_seeds(seeds):
                   codec_header(9, 0, size, 3, len(raw)) + bytes(numcodecs.Zstd(level=3).encode(fl)))
         seeds.add("codec", f"chain-shuffle-blosc-{dname}",
                   codec_header(10, 2, size, 5, len(raw)) + bytes(numcodecs.Blosc(cname="lz4", shuffle=1).encode(sh)))
+    # Several blocks, split into byte planes, the last one shorter and
+    # not split (c-blosc's rule; src/codec/testdata holds the same frame).
+    many = (np.arange(250000, dtype="<u4") // 7).astype("<u4")
+    seeds.add("codec", "blosc-lz4-leftover-block",
+              codec_header(CODEC_IDS["blosc"], 2, 4, 5, many.nbytes)
+              + bytes(numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1, blocksize=65536).encode(many)))
 
 
 # --------------------------------------------------------------------------

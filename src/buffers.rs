@@ -1,21 +1,89 @@
 //! Buffers whose size comes from a dataset's metadata (a chunk's size, a
 //! decoded size a codec header claims), allocated fallibly: a size no
 //! memory can hold is NC_ENOMEM, never an abort of the whole process.
+//!
+//! Chunk-sized buffers that are done with (a stored chunk once decoded,
+//! a codec stage's output once the next stage read it, a chunk once
+//! copied out) can be handed back with [`recycle`] and are then reused
+//! by the same thread's next buffer of about their size. A big buffer
+//! freed and allocated anew costs a page fault and a page clearing per
+//! 4 KiB, since the allocator gives it back to the system in between:
+//! that was a quarter of the time of reading compressed data.
+
+use std::cell::RefCell;
 
 use crate::error::{NcError, NcResult};
 
+/// Spare buffers kept per thread, and the sizes worth keeping: workers
+/// are gone at the end of each call with theirs, but the caller's thread
+/// keeps its spares between calls.
+const SPARES: usize = 4;
+const SPARE_MIN: usize = 64 << 10;
+const SPARE_MAX: usize = 16 << 20;
+
+thread_local! {
+    static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Hand back a buffer this thread is done with, for reuse.
+pub fn recycle(buf: Vec<u8>) {
+    if !(SPARE_MIN..=SPARE_MAX).contains(&buf.capacity()) {
+        return;
+    }
+    SPARE.with(|spare| {
+        if let Ok(mut spare) = spare.try_borrow_mut() {
+            if spare.len() == SPARES {
+                spare.remove(0);
+            }
+            spare.push(buf);
+        }
+    });
+}
+
+/// A spare buffer with room for `n` bytes, not much more, emptied.
+fn spare(n: usize) -> Option<Vec<u8>> {
+    if n < SPARE_MIN {
+        return None;
+    }
+    SPARE.with(|spare| {
+        let mut spare = spare.try_borrow_mut().ok()?;
+        let at = spare.iter().position(|b| b.capacity() >= n && b.capacity() / 2 <= n)?;
+        let mut buf = spare.swap_remove(at);
+        buf.clear();
+        Some(buf)
+    })
+}
+
 /// An empty vector with room for `n` bytes.
 pub fn with_capacity(n: usize) -> NcResult<Vec<u8>> {
+    if let Some(buf) = spare(n) {
+        return Ok(buf);
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| NcError::ENOMEM)?;
     Ok(v)
 }
 
-/// `n` zero bytes.
+/// `n` zero bytes, asked of the allocator as zeroed memory: fresh pages
+/// from the system are zero already, so big buffers cost no clearing
+/// pass (`calloc`).
 pub fn zeroed(n: usize) -> NcResult<Vec<u8>> {
-    let mut v = with_capacity(n)?;
-    v.resize(n, 0);
-    Ok(v)
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if let Some(mut buf) = spare(n) {
+        buf.resize(n, 0);
+        return Ok(buf);
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| NcError::ENOMEM)?;
+    // SAFETY: the layout's size is not zero (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(NcError::ENOMEM);
+    }
+    // SAFETY: `ptr` came from the global allocator with this layout (u8,
+    // size n, so capacity n), and its n bytes are initialized (zero).
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// `pattern` repeated `times` times.
@@ -49,5 +117,19 @@ mod tests {
         assert_eq!(with_capacity(isize::MAX as usize + 1).err(), Some(NcError::ENOMEM));
         assert_eq!(repeat(&[1, 2], 3).unwrap(), vec![1, 2, 1, 2, 1, 2]);
         assert_eq!(zeroed(3).unwrap(), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn recycled_buffers_come_back_cleared() {
+        let mut used = zeroed(100_000).unwrap();
+        used.fill(7);
+        let at = used.as_ptr();
+        recycle(used);
+        let again = zeroed(99_000).unwrap();
+        assert_eq!(again.as_ptr(), at, "reused");
+        assert!(again.len() == 99_000 && again.iter().all(|&b| b == 0));
+        recycle(again);
+        assert!(with_capacity(40_000).unwrap().capacity() < 99_000, "not twice too big");
+        assert!(with_capacity(90_000).unwrap().is_empty());
     }
 }

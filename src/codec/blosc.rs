@@ -17,6 +17,7 @@
 
 use std::io::{Read, Write};
 
+use super::contexts::{Wrapper, inflate, lz4_decode_exact, zstd_decode_exact};
 use super::{Codec, shuffle};
 use crate::error::{NcError, NcResult};
 
@@ -227,47 +228,130 @@ fn bit_shuffle(block: &[u8], typesize: usize) -> Vec<u8> {
     out
 }
 
-fn inner_decode(format: u8, src: &[u8], size: usize) -> NcResult<Vec<u8>> {
-    let out = match format {
-        FORMAT_BLOSCLZ => blosclz_decode(src, size)?,
+/// A size in a frame's header: blosc 1 frames hold at most 2 GiB.
+fn frame_u32(n: usize) -> NcResult<[u8; 4]> {
+    u32::try_from(n).ok().filter(|&n| n <= i32::MAX as u32).map(u32::to_le_bytes).ok_or(NcError::EFILTER)
+}
+
+/// Whether a block is stored as one stream per byte of its elements, as
+/// c-blosc decides it when reading: not when the flags say so, nor for
+/// elements over 16 bytes, blocks of under 128 elements or the last,
+/// shorter block of a frame.
+fn splits(flags: u8, typesize: usize, blocksize: usize, bsize: usize) -> bool {
+    flags & DONT_SPLIT == 0 && typesize <= MAX_SPLITS && blocksize / typesize >= MIN_BUFFERSIZE && bsize == blocksize
+}
+
+/// c-blosc's automatic block size (the facts of its `compute_blocksize`):
+/// 32 KiB (64 KiB for the slower codecs) scaled by the level, then, for
+/// codecs that split, times the element size within 64 KiB..1 MiB; at
+/// most the buffer, and a whole number of elements.
+fn block_size(clevel: i32, typesize: usize, nbytes: usize, splittable: bool) -> usize {
+    const L1: usize = 32 << 10;
+    if nbytes < typesize {
+        return nbytes.max(1);
+    }
+    let mut size = nbytes;
+    if nbytes >= L1 {
+        let base = if splittable { L1 } else { 2 * L1 };
+        size = match clevel {
+            ..=0 => base / 4,
+            1 => base / 2,
+            2 => base,
+            3 => base * 2,
+            4 | 5 => base * 4,
+            6..=8 => base * 8,
+            _ => base * if splittable { 8 } else { 16 },
+        };
+    }
+    if clevel > 0 && splittable && typesize <= MAX_SPLITS && size / typesize >= MIN_BUFFERSIZE {
+        size = (size.min(1 << 18) * typesize).clamp(1 << 16, 1 << 20);
+    }
+    size = size.min(nbytes);
+    if size > typesize { size / typesize * typesize } else { size }
+}
+
+/// Decode one inner stream into exactly `out`.
+fn inner_decode(format: u8, src: &[u8], out: &mut [u8]) -> NcResult<()> {
+    let size = out.len();
+    match format {
+        FORMAT_BLOSCLZ => out.copy_from_slice(&blosclz_decode(src, size).and_then(exactly(size))?),
         FORMAT_LZ4 => {
             // At most 255 times expansion: refuse a bigger claim up front.
             if size > src.len().saturating_mul(255).saturating_add(16) {
                 return Err(NcError::EFILTER);
             }
-            let mut out = crate::buffers::zeroed(size)?;
-            let n = lz4_flex::block::decompress_into(src, &mut out).map_err(|_| NcError::EFILTER)?;
-            out.truncate(n);
-            out
+            lz4_decode_exact(src, out)?;
         }
-        FORMAT_ZLIB => {
-            let mut out = Vec::new();
-            flate2::read::ZlibDecoder::new(src)
-                .take(size as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|_| NcError::EFILTER)?;
-            out
-        }
-        FORMAT_ZSTD => {
-            let mut out = crate::buffers::zeroed(size)?;
-            let n = zstd::bulk::decompress_to_buffer(src, &mut out).map_err(|_| NcError::EFILTER)?;
-            out.truncate(n);
-            out
-        }
+        FORMAT_ZLIB => match inflate(Wrapper::Zlib, src, out)? {
+            Some(n) if n == size => {}
+            Some(_) => return Err(NcError::EFILTER),
+            // Not a form libdeflate takes: the stream decoder's turn.
+            None => {
+                let mut decoded = Vec::new();
+                flate2::read::ZlibDecoder::new(src)
+                    .take(size as u64 + 1)
+                    .read_to_end(&mut decoded)
+                    .map_err(|_| NcError::EFILTER)?;
+                out.copy_from_slice(&exactly(size)(decoded)?);
+            }
+        },
+        FORMAT_ZSTD => zstd_decode_exact(src, out)?,
         _ => return Err(NcError::ENOFILTER),
-    };
-    if out.len() != size {
-        return Err(NcError::EFILTER);
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A check that a decoded buffer has exactly `size` bytes.
+fn exactly(size: usize) -> impl Fn(Vec<u8>) -> NcResult<Vec<u8>> {
+    move |v| if v.len() == size { Ok(v) } else { Err(NcError::EFILTER) }
 }
 
 impl Blosc {
+    /// The inner codec's id in the flags.
+    fn inner_format(&self) -> NcResult<u8> {
+        Ok(match self.cname.as_str() {
+            "blosclz" => FORMAT_BLOSCLZ,
+            "lz4" | "lz4hc" => FORMAT_LZ4,
+            "zstd" => FORMAT_ZSTD,
+            "zlib" => FORMAT_ZLIB,
+            _ => return Err(NcError::ENOFILTER),
+        })
+    }
+
+    /// The whole buffer as one unsplit block (bit shuffle is only ever
+    /// written so), or stored as it is when that does not shrink it.
+    fn encode_one_block(&self, data: &[u8], typesize: usize) -> NcResult<Vec<u8>> {
+        let (shuffled, shuffle_flag) = match self.shuffle {
+            1 if typesize > 1 => (shuffle::shuffle(data, typesize), DOSHUFFLE),
+            2 => (bit_shuffle(data, typesize), DOBITSHUFFLE),
+            _ => (data.to_vec(), 0),
+        };
+        let (format, stream) = self.inner_encode(&shuffled)?;
+        let flags = DONT_SPLIT | (format << 5) | shuffle_flag;
+        let nbytes = frame_u32(data.len())?;
+        let mut out = vec![2, 1, 0, typesize as u8];
+        out.extend_from_slice(&nbytes);
+        out.extend_from_slice(&nbytes); // one block
+        if stream.len() + 8 >= data.len() || data.is_empty() {
+            // Stored as is: the original bytes, never shuffled.
+            out[2] = (flags & !(DOSHUFFLE | DOBITSHUFFLE)) | MEMCPYED;
+            out.extend_from_slice(&frame_u32(HEADER + data.len())?);
+            out.extend_from_slice(data);
+            return Ok(out);
+        }
+        out[2] = flags;
+        out.extend_from_slice(&frame_u32(HEADER + 4 + 4 + stream.len())?);
+        out.extend_from_slice(&frame_u32(HEADER + 4)?); // block start
+        out.extend_from_slice(&frame_u32(stream.len())?);
+        out.extend_from_slice(&stream);
+        Ok(out)
+    }
+
     fn inner_encode(&self, data: &[u8]) -> NcResult<(u8, Vec<u8>)> {
         Ok(match self.cname.as_str() {
             "blosclz" => (FORMAT_BLOSCLZ, blosclz_encode(data)),
             "lz4" | "lz4hc" => (FORMAT_LZ4, lz4_flex::block::compress(data)),
-            "zstd" => (FORMAT_ZSTD, zstd::bulk::compress(data, self.clevel).map_err(|_| NcError::EFILTER)?),
+            "zstd" => (FORMAT_ZSTD, super::contexts::zstd_encode(data, self.clevel)?),
             "zlib" => {
                 let level = flate2::Compression::new(self.clevel.clamp(0, 9) as u32);
                 let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
@@ -282,30 +366,50 @@ impl Blosc {
 impl Codec for Blosc {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
         let typesize = self.typesize.clamp(1, 255);
-        let (shuffled, shuffle_flag) = match self.shuffle {
-            1 if typesize > 1 => (shuffle::shuffle(data, typesize), DOSHUFFLE),
-            2 => (bit_shuffle(data, typesize), DOBITSHUFFLE),
-            _ => (data.to_vec(), 0),
-        };
-        let (format, stream) = self.inner_encode(&shuffled)?;
-        let flags = DONT_SPLIT | (format << 5) | shuffle_flag;
-        let nbytes = data.len() as u32;
-        let mut out = vec![2, 1, 0, typesize as u8];
-        out.extend_from_slice(&nbytes.to_le_bytes());
-        out.extend_from_slice(&nbytes.to_le_bytes()); // one block
-        if stream.len() + 8 >= data.len() || data.is_empty() {
-            // Stored as is: the original bytes, never shuffled.
-            out[2] = (flags & !(DOSHUFFLE | DOBITSHUFFLE)) | MEMCPYED;
-            out.extend_from_slice(&((HEADER + data.len()) as u32).to_le_bytes());
-            out.extend_from_slice(data);
-            return Ok(out);
+        if self.shuffle == 2 || data.is_empty() {
+            return self.encode_one_block(data, typesize);
         }
-        out[2] = flags;
-        let total = HEADER + 4 + 4 + stream.len();
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&((HEADER + 4) as u32).to_le_bytes()); // block start
-        out.extend_from_slice(&(stream.len() as u32).to_le_bytes());
-        out.extend_from_slice(&stream);
+        let format = self.inner_format()?;
+        let byte_shuffle = self.shuffle == 1 && typesize > 1;
+        // As c-blosc: LZ-class codecs compress each byte plane of a
+        // shuffled block on its own, and the others whole blocks.
+        let splittable = matches!(format, FORMAT_BLOSCLZ | FORMAT_LZ4);
+        let blocksize = block_size(self.clevel, typesize, data.len(), splittable);
+        let nblocks = data.len().div_ceil(blocksize);
+        let mut out = crate::buffers::with_capacity(HEADER + 4 * nblocks + data.len() / 2)?;
+        let flags = (format << 5) | if byte_shuffle { DOSHUFFLE } else { 0 } | if splittable { 0 } else { DONT_SPLIT };
+        out.extend_from_slice(&[2, 1, flags, typesize as u8]);
+        out.extend_from_slice(&frame_u32(data.len())?);
+        out.extend_from_slice(&frame_u32(blocksize)?);
+        out.extend_from_slice(&[0; 4]); // the frame's size, once known
+        out.resize(HEADER + 4 * nblocks, 0); // where each block starts
+        let mut shuffled = if byte_shuffle { crate::buffers::zeroed(blocksize)? } else { Vec::new() };
+        for (b, block) in data.chunks(blocksize).enumerate() {
+            let start = frame_u32(out.len())?;
+            out[HEADER + 4 * b..HEADER + 4 * b + 4].copy_from_slice(&start);
+            let block = if byte_shuffle {
+                shuffle::shuffle_into(block, typesize, &mut shuffled[..block.len()]);
+                &shuffled[..block.len()]
+            } else {
+                block
+            };
+            let nsplits = if splits(flags, typesize, blocksize, block.len()) { typesize } else { 1 };
+            for stream in block.chunks(block.len() / nsplits) {
+                let packed = self.inner_encode(stream)?.1;
+                // A stream that does not shrink is stored as it is: its
+                // length then equals the stream's, which says so.
+                let stored = if packed.is_empty() || packed.len() >= stream.len() { stream } else { &packed[..] };
+                out.extend_from_slice(&frame_u32(stored.len())?);
+                out.extend_from_slice(stored);
+            }
+            if out.len() >= data.len() + HEADER {
+                // Incompressible: the whole buffer is stored instead.
+                return self.encode_one_block(data, typesize);
+            }
+        }
+        let total = frame_u32(out.len())?;
+        out[12..16].copy_from_slice(&total);
+        crate::buffers::recycle(shuffled);
         Ok(out)
     }
 
@@ -320,16 +424,6 @@ impl Codec for Blosc {
         if nbytes > max_len {
             return Err(NcError::EFILTER);
         }
-        let format_version = data[0];
-        let unshuffle = |block: Vec<u8>| {
-            if flags & DOBITSHUFFLE != 0 {
-                bit_unshuffle(&block, typesize, format_version)
-            } else if flags & DOSHUFFLE != 0 && typesize > 1 {
-                shuffle::unshuffle(&block, typesize)
-            } else {
-                block
-            }
-        };
         if flags & MEMCPYED != 0 {
             let raw = data.get(HEADER..HEADER + nbytes).ok_or(NcError::EFILTER)?;
             // A memcpyed buffer holds the data already shuffled or not, as
@@ -339,40 +433,99 @@ impl Codec for Blosc {
         if blocksize == 0 {
             return Err(NcError::EFILTER);
         }
-        let format = flags >> 5;
         let nblocks = nbytes.div_ceil(blocksize);
         // Every block needs a 4-byte offset: a claim of more blocks than
         // the frame can hold is a lie, refused before allocating for it.
         if nblocks > (data.len() - HEADER) / 4 {
             return Err(NcError::EFILTER);
         }
-        let mut out = crate::buffers::with_capacity(nbytes)?;
-        for b in 0..nblocks {
-            let bsize = if b == nblocks - 1 && nbytes % blocksize != 0 { nbytes % blocksize } else { blocksize };
-            let mut pos = u32_at(data, HEADER + 4 * b)?;
-            let split = flags & DONT_SPLIT == 0 && typesize <= MAX_SPLITS && bsize / typesize >= MIN_BUFFERSIZE;
-            let nsplits = if split { typesize } else { 1 };
-            let neblock = bsize / nsplits;
-            let mut block = crate::buffers::with_capacity(bsize)?;
-            for _ in 0..nsplits {
-                let cbytes = u32_at(data, pos)?;
-                pos += 4;
-                let src = data.get(pos..pos + cbytes).ok_or(NcError::EFILTER)?;
-                if cbytes == neblock {
-                    block.extend_from_slice(src);
-                } else {
-                    block.extend(inner_decode(format, src, neblock)?);
-                }
-                pos += cbytes;
-            }
-            // Bytes a split leaves over (bsize not a multiple of typesize).
-            if block.len() < bsize {
-                return Err(NcError::EFILTER);
-            }
-            out.extend(unshuffle(block));
+        let byte_shuffled = flags & DOSHUFFLE != 0 && typesize > 1;
+        let bit_shuffled = flags & DOBITSHUFFLE != 0;
+        let mut out = crate::buffers::zeroed(nbytes)?;
+        let scratch_len = blocksize.min(nbytes);
+        if (byte_shuffled || bit_shuffled) && scratch_len <= MAX_SCRATCH {
+            // Shuffled blocks are decoded into this thread's scratch
+            // buffer, then unshuffled into place.
+            SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+                Ok(mut scratch) => decode_blocks(data, flags, blocksize, Some(&mut scratch), &mut out),
+                Err(_) => decode_blocks(data, flags, blocksize, Some(&mut Vec::new()), &mut out),
+            })?;
+        } else if byte_shuffled || bit_shuffled {
+            decode_blocks(data, flags, blocksize, Some(&mut Vec::new()), &mut out)?;
+        } else {
+            decode_blocks(data, flags, blocksize, None, &mut out)?;
         }
         Ok(out)
     }
+}
+
+/// The biggest block [`SCRATCH`] keeps between chunks (a thread keeps it
+/// for its life: the caller's thread, too).
+const MAX_SCRATCH: usize = 8 << 20;
+
+thread_local! {
+    /// A block-sized buffer each thread reuses for shuffled blocks
+    /// (a fresh one per chunk costs the system's page faults each time).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Decode every block of a (compressed) blosc frame into `out`, through
+/// `scratch` when they are shuffled.
+fn decode_blocks(
+    data: &[u8],
+    flags: u8,
+    blocksize: usize,
+    scratch: Option<&mut Vec<u8>>,
+    out: &mut [u8],
+) -> NcResult<()> {
+    let typesize = (data[3] as usize).max(1);
+    let format = flags >> 5;
+    let format_version = data[0];
+    let bit_shuffled = flags & DOBITSHUFFLE != 0;
+    let mut shuffled = match scratch {
+        Some(buf) => {
+            let len = blocksize.min(out.len());
+            if buf.len() < len {
+                *buf = crate::buffers::zeroed(len)?;
+            }
+            Some(buf)
+        }
+        None => None,
+    };
+    for (b, block_out) in out.chunks_mut(blocksize).enumerate() {
+        let bsize = block_out.len();
+        let mut pos = u32_at(data, HEADER + 4 * b)?;
+        let nsplits = if splits(flags, typesize, blocksize, bsize) { typesize } else { 1 };
+        let neblock = bsize / nsplits;
+        // A split leaving bytes over (bsize not a multiple of
+        // typesize) does not make a whole block.
+        if neblock * nsplits != bsize {
+            return Err(NcError::EFILTER);
+        }
+        let block = match shuffled.as_deref_mut() {
+            Some(buf) => &mut buf[..bsize],
+            None => &mut *block_out,
+        };
+        for stream in block.chunks_mut(neblock) {
+            let cbytes = u32_at(data, pos)?;
+            pos += 4;
+            let src = data.get(pos..pos + cbytes).ok_or(NcError::EFILTER)?;
+            if cbytes == neblock {
+                stream.copy_from_slice(src);
+            } else {
+                inner_decode(format, src, stream)?;
+            }
+            pos += cbytes;
+        }
+        match shuffled.as_deref() {
+            Some(buf) if bit_shuffled => {
+                block_out.copy_from_slice(&bit_unshuffle(&buf[..bsize], typesize, format_version))
+            }
+            Some(buf) => shuffle::unshuffle_into(&buf[..bsize], typesize, block_out),
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -394,6 +547,47 @@ mod tests {
                 assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "{cname} {shuffle}");
             }
         }
+    }
+
+    #[test]
+    fn reads_c_blosc_frames_with_a_shorter_last_block() {
+        // numcodecs 0.16 (c-blosc 1.21): Blosc(lz4, clevel 5, shuffle) of
+        // the u32s i / 7 for i < 250000: three blocks of 256 KiB, each in
+        // four byte-plane streams, and a last, shorter one in a single
+        // stream, which c-blosc never splits.
+        let frame = include_bytes!("testdata/blosc-lz4-leftover.bin");
+        let expect: Vec<u8> = (0..250_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        assert_eq!(u32_at(frame, 8).unwrap(), 262_144);
+        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4 };
+        assert_eq!(b.decode(frame, expect.len()).unwrap(), expect);
+    }
+
+    #[test]
+    fn frames_of_several_blocks_round_trip() {
+        // Sizes around c-blosc's block sizes, so frames end in shorter
+        // blocks; data of which part does not compress (stored streams).
+        for len in [1000, 65_536, 300_001, 1 << 20, (1 << 20) + 44] {
+            let d: Vec<u8> = (0..len as u32)
+                .map(|i| if i % 4 == 0 { (i.wrapping_mul(2654435761) >> 9) as u8 } else { (i / 4096) as u8 })
+                .collect();
+            for cname in ["blosclz", "lz4", "zstd", "zlib"] {
+                for (shuffle, typesize) in [(0, 4), (1, 4), (1, 8), (1, 2), (1, 3), (1, 1)] {
+                    let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize };
+                    let enc = b.encode(&d).unwrap();
+                    assert_eq!(u32_at(&enc, 12).unwrap(), enc.len(), "frame size");
+                    assert_eq!(
+                        b.decode(&enc, d.len()).unwrap(),
+                        d,
+                        "{cname} shuffle {shuffle} typesize {typesize} len {len}"
+                    );
+                }
+            }
+        }
+        // As c-blosc sizes blocks: 512 KiB for lz4 with 4-byte elements
+        // at level 5, 256 KiB for zstd.
+        assert_eq!(block_size(5, 4, 4 << 20, true), 512 << 10);
+        assert_eq!(block_size(5, 4, 4 << 20, false), 256 << 10);
+        assert_eq!(block_size(9, 8, 100, true), 96);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod blosc;
 mod builtin;
 pub mod callback;
+mod contexts;
 mod fletcher;
 pub mod plugin;
 mod shuffle;
@@ -23,6 +24,12 @@ pub trait Codec: Send + Sync {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>>;
     /// Decode, refusing to produce more than `max_len` bytes.
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>>;
+    /// [`Codec::decode`] when the result is known to be about `max_len`
+    /// bytes (a chunk of fixed size): a codec may then decode into a
+    /// buffer of that size made up front, in one go.
+    fn decode_sized(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
+        self.decode(data, max_len)
+    }
 }
 
 /// A variable's codecs, first applied first.
@@ -90,16 +97,21 @@ impl Chain {
     }
 
     pub fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        let mut out = data.to_vec();
+        // Each stage reads the one before's output (the first, `data`).
+        let mut out: Option<Vec<u8>> = None;
         for stage in &self.stages {
-            out = stage.encode(&out)?;
+            let next = stage.encode(out.as_deref().unwrap_or(data))?;
+            if let Some(done) = out.replace(next) {
+                crate::buffers::recycle(done);
+            }
         }
-        Ok(out)
+        Ok(out.unwrap_or_else(|| data.to_vec()))
     }
 
     /// Decode a stored chunk expected to be `chunk_bytes` long.
     pub fn decode(&self, data: &[u8], chunk_bytes: usize) -> NcResult<Vec<u8>> {
-        let out = self.decode_up_to(data, chunk_bytes.saturating_add(STAGE_OVERHEAD * self.stages.len()))?;
+        let max_len = chunk_bytes.saturating_add(STAGE_OVERHEAD * self.stages.len());
+        let out = self.decode_with(data, |stage, input| stage.decode_sized(input, max_len))?;
         if out.len() != chunk_bytes {
             return Err(NcError::EFILTER);
         }
@@ -109,10 +121,18 @@ impl Chain {
     /// Decode a stored chunk of no fixed size (variable-length strings),
     /// no stage producing more than `max_len` bytes.
     pub fn decode_up_to(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
-        let mut out = data.to_vec();
+        self.decode_with(data, |stage, input| stage.decode(input, max_len))
+    }
+
+    /// Run the stages backwards, each on the one after's output.
+    fn decode_with(&self, data: &[u8], decode: impl Fn(&dyn Codec, &[u8]) -> NcResult<Vec<u8>>) -> NcResult<Vec<u8>> {
+        let mut out: Option<Vec<u8>> = None;
         for stage in self.stages.iter().rev() {
-            out = stage.decode(&out, max_len)?;
+            let next = decode(stage.as_ref(), out.as_deref().unwrap_or(data))?;
+            if let Some(done) = out.replace(next) {
+                crate::buffers::recycle(done);
+            }
         }
-        Ok(out)
+        Ok(out.unwrap_or_else(|| data.to_vec()))
     }
 }

@@ -51,7 +51,13 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             })
         }
         Some(stored) => {
-            let mut data = if layout.chain.is_empty() { stored } else { layout.chain.decode(&stored, stored_bytes)? };
+            let mut data = if layout.chain.is_empty() {
+                stored
+            } else {
+                let decoded = layout.chain.decode(&stored, stored_bytes)?;
+                crate::buffers::recycle(stored);
+                decoded
+            };
             if data.len() != stored_bytes {
                 return Err(NcError::ENCZARR);
             }

@@ -99,6 +99,21 @@ pub fn check_types(mem: NcType, var: NcType) -> NcResult<()> {
     Ok(())
 }
 
+/// Copy `n` elements of `S` bytes between strided places.
+///
+/// # Safety
+/// `src` and `dst` must hold `n` elements at their steps, not overlapping.
+unsafe fn copy_strided<const S: usize>(src: *const u8, src_step: isize, dst: *mut u8, dst_step: isize, n: usize) {
+    for k in 0..n as isize {
+        // SAFETY: element k < n of each buffer (our contract); unaligned
+        // reads and writes of S bytes.
+        unsafe {
+            let v = (src.offset(k * src_step) as *const [u8; S]).read_unaligned();
+            (dst.offset(k * dst_step) as *mut [u8; S]).write_unaligned(v);
+        }
+    }
+}
+
 /// Copy or convert `n` numeric or text elements. Steps are in bytes.
 /// Returns whether any value was out of range for the destination.
 ///
@@ -121,9 +136,21 @@ pub unsafe fn convert_run(
             // buffer and a caller's buffer never overlap.
             unsafe { std::ptr::copy_nonoverlapping(src, dst, n * size) };
         } else {
-            for k in 0..n as isize {
-                // SAFETY: element k < n of each buffer, as above.
-                unsafe { std::ptr::copy_nonoverlapping(src.offset(k * src_step), dst.offset(k * dst_step), size) };
+            // SAFETY: as above, element by element.
+            unsafe {
+                match size {
+                    // A fixed-size copy per element for the common sizes
+                    // (a strided read's inner loop).
+                    1 => copy_strided::<1>(src, src_step, dst, dst_step, n),
+                    2 => copy_strided::<2>(src, src_step, dst, dst_step, n),
+                    4 => copy_strided::<4>(src, src_step, dst, dst_step, n),
+                    8 => copy_strided::<8>(src, src_step, dst, dst_step, n),
+                    _ => {
+                        for k in 0..n as isize {
+                            std::ptr::copy_nonoverlapping(src.offset(k * src_step), dst.offset(k * dst_step), size);
+                        }
+                    }
+                }
             }
         }
         return Ok(false);

@@ -1,12 +1,14 @@
 //! Reading: chunks in the cache are copied from there; the rest are either
-//! loaded whole (in parallel, then cached) or, when stored raw and only a
+//! loaded whole (in parallel, each copied out as it is decoded; those read
+//! only in part are cached after) or, when stored raw and only a
 //! little of them is wanted, read by byte ranges, straight into the
 //! caller's buffer when no conversion is needed.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::chunk_io::{decode_or_fill, load_chunks, store_all};
+use super::chunk_io::{decode_or_fill, load_chunk, load_chunks, store_all};
 use super::copy::{copy_out, copy_run_out};
 use super::engine::{cache_for, prepare};
 use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
@@ -159,6 +161,99 @@ enum Pending<'a> {
     Ranged(&'a ChunkPart, PartRead),
 }
 
+/// A chunk fetched whole by a read, to be cached after it.
+type FetchedChunk = (Vec<usize>, Vec<u8>);
+type Fetched = Vec<FetchedChunk>;
+
+/// Phase 2 of [`read`] for numbers and characters: every part not in the
+/// cache, on as many threads as the store serves well, each fetching,
+/// decoding and copying out its chunk at once, so storage reads, decoding
+/// and copying overlap and a chunk is let go as soon as it is copied.
+/// Chunks read only in part are kept for the cache (the caller is likely
+/// to want their other values next), up to `keep_budget` bytes; chunks
+/// read whole are not, so a big read neither holds all it read nor
+/// sweeps the cache.
+fn fetch_numbers(
+    store: &dyn Zmap,
+    layout: &VarLayout,
+    sel: &Selection,
+    pending: Vec<Pending<'_>>,
+    mem_type: NcType,
+    caller: &CallerBuffer,
+    keep_budget: usize,
+) -> NcResult<(bool, Fetched)> {
+    // Parts land in distinct places of the caller's buffer, unless an
+    // imap sends several elements to one place: then one at a time, in
+    // order, so the last one written stays as in netcdf-c.
+    let threads = if sel.maps_disjoint() { store.concurrency() } else { 1 };
+    let kept_bytes = AtomicUsize::new(0);
+    let results = crate::workers::map(&pending, threads, |item| -> NcResult<(bool, Option<FetchedChunk>)> {
+        match *item {
+            Pending::Ranged(part, plan) => {
+                // SAFETY: `buf` holds the whole selection (our contract),
+                // and distinct parts write distinct elements of it
+                // (maps_disjoint, or one thread).
+                let range_error = unsafe { copy_out_ranged(store, layout, sel, part, plan, mem_type, caller.ptr()) }?;
+                Ok((range_error, None))
+            }
+            Pending::Fetched(part) => {
+                let chunk = load_chunk(store, layout, &part.idx)?;
+                // SAFETY: as above.
+                let range_error = unsafe { copy_out(layout, sel, part, &chunk, 0, mem_type, caller.ptr()) }?;
+                let size = chunk.len();
+                let keep = !part.covers_chunk && kept_bytes.fetch_add(size, Ordering::Relaxed) + size <= keep_budget;
+                if !keep {
+                    crate::buffers::recycle(chunk);
+                    return Ok((range_error, None));
+                }
+                Ok((range_error, Some((part.idx.clone(), chunk))))
+            }
+            Pending::Held(..) => Err(NcError::EINTERNAL),
+        }
+    })?;
+    let mut range_error = false;
+    let mut fetched = Vec::new();
+    for (bad, kept) in results {
+        range_error |= bad;
+        fetched.extend(kept);
+    }
+    Ok((range_error, fetched))
+}
+
+/// Phase 2 of [`read`] for strings: every chunk fetched (and checked)
+/// before the first string is copied out, since strings are handed out
+/// malloc'ed and a read that fails must hand out none (the caller, seeing
+/// an error, frees nothing).
+fn fetch_strings(
+    store: &dyn Zmap,
+    layout: &VarLayout,
+    sel: &Selection,
+    pending: Vec<Pending<'_>>,
+    mem_type: NcType,
+    caller: &CallerBuffer,
+) -> NcResult<(bool, Fetched)> {
+    let missing: Vec<Vec<usize>> = pending
+        .iter()
+        .filter_map(|item| match item {
+            Pending::Fetched(part) => Some(part.idx.clone()),
+            _ => None,
+        })
+        .collect();
+    let fetched: HashMap<Vec<usize>, Vec<u8>> =
+        missing.iter().cloned().zip(load_chunks(store, layout, &missing)?).collect();
+    for item in pending {
+        let (part, chunk) = match &item {
+            Pending::Held(part, chunk) => (*part, &chunk[..]),
+            Pending::Fetched(part) => (*part, &fetched.get(&part.idx).ok_or(NcError::EINTERNAL)?[..]),
+            // Strings are always read whole (`plan_part_read`).
+            Pending::Ranged(..) => return Err(NcError::EINTERNAL),
+        };
+        // SAFETY: `buf` holds the whole selection (our contract).
+        unsafe { copy_out(layout, sel, part, chunk, 0, mem_type, caller.ptr()) }?;
+    }
+    Ok((false, fetched.into_iter().collect()))
+}
+
 /// Read the selection `select` makes (from the dataset as it is when the
 /// read starts) into `buf`. Returns whether a value was out of range for
 /// `mem_type` (every value is delivered regardless).
@@ -197,9 +292,10 @@ pub unsafe fn read(
     let store = Arc::clone(&ds.store);
     let mut range_error = false;
     let mut pending = Vec::new();
-    let mut missing = Vec::new();
+    let keep_budget;
     {
         let cache = cache_for(&mut ds, grp, varid);
+        keep_budget = if cache.can_hold(layout.chunk_bytes()) { cache.settings.size } else { 0 };
         for part in &parts {
             if let Some(chunk) = cache.get(&part.idx) {
                 if layout.xtype == NC_STRING {
@@ -211,10 +307,7 @@ pub unsafe fn read(
                 continue;
             }
             match plan_part_read(&layout, &sel, part, mem_type) {
-                PartRead::Whole => {
-                    missing.push(part.idx.clone());
-                    pending.push(Pending::Fetched(part));
-                }
+                PartRead::Whole => pending.push(Pending::Fetched(part)),
                 plan => pending.push(Pending::Ranged(part, plan)),
             }
         }
@@ -222,35 +315,13 @@ pub unsafe fn read(
     drop(ds);
 
     // Phase 2, unlocked: fetch, decode and copy out the rest.
-    let fetched: HashMap<Vec<usize>, Vec<u8>> =
-        missing.iter().cloned().zip(load_chunks(store.as_ref(), &layout, &missing)?).collect();
-    let mut ranged = Vec::new();
-    for item in pending {
-        range_error |= match item {
-            // SAFETY: as above.
-            Pending::Held(part, chunk) => unsafe { copy_out(&layout, &sel, part, &chunk, 0, mem_type, buf) }?,
-            Pending::Fetched(part) => {
-                let chunk = fetched.get(&part.idx).ok_or(NcError::EINTERNAL)?;
-                // SAFETY: as above; no lock is needed for the caller's buffer.
-                unsafe { copy_out(&layout, &sel, part, chunk, 0, mem_type, buf) }?
-            }
-            Pending::Ranged(part, plan) => {
-                ranged.push((part, plan));
-                false
-            }
-        };
-    }
-    // Byte-range reads are one request each: as many in flight as the
-    // store likes, when the parts' places in the caller's buffer cannot
-    // overlap.
-    let threads = if sel.maps_disjoint() { store.concurrency() } else { 1 };
     let caller = CallerBuffer(buf);
-    let errors = crate::workers::map(&ranged, threads, |(part, plan)| {
-        // SAFETY: `buf` holds the whole selection (our contract), and
-        // distinct parts write distinct elements of it (maps_disjoint).
-        unsafe { copy_out_ranged(store.as_ref(), &layout, &sel, part, *plan, mem_type, caller.ptr()) }
-    })?;
-    range_error |= errors.into_iter().any(|e| e);
+    let (more_errors, fetched) = if layout.xtype == NC_STRING {
+        fetch_strings(store.as_ref(), &layout, &sel, pending, mem_type, &caller)?
+    } else {
+        fetch_numbers(store.as_ref(), &layout, &sel, pending, mem_type, &caller, keep_budget)?
+    };
+    range_error |= more_errors;
 
     // Phase 3, locked: keep what was fetched, unless a write meanwhile
     // cached a newer version of a chunk.

@@ -154,7 +154,7 @@ pub trait Zmap: Send + Sync {
     /// local disk gains little beyond the CPUs; a remote store needs many
     /// requests in flight to hide their latency.
     fn concurrency(&self) -> usize {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+        cpus().min(8)
     }
 
     /// Several objects at once (`None` for each that is missing), fetched
@@ -195,5 +195,23 @@ pub trait Zmap: Send + Sync {
     /// [`Self::move_prefix`] left it an alias of another prefix.
     fn materialize(&self, _prefix: &str) -> NcResult<()> {
         Ok(())
+    }
+}
+
+/// The CPUs this process may use, looked up once: the lookup reads the
+/// cgroup's quota files, which cost more than a small read or write
+/// (it was a seventh of writing a dataset a time step per call). A plain
+/// atomic, not a lazy lock, so a fork at any moment leaves it usable:
+/// two threads that both look it up store the same number.
+pub fn cpus() -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CPUS: AtomicUsize = AtomicUsize::new(0);
+    match CPUS.load(Ordering::Relaxed) {
+        0 => {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            CPUS.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
     }
 }
