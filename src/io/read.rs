@@ -37,6 +37,8 @@ enum PartRead {
 
 /// Most runs worth fetching one by one instead of loading the chunk.
 const MAX_RANGED_RUNS: usize = 64;
+/// Runs at least this long (bytes) are read one by one, however many.
+const MIN_DIRECT_RUN: usize = 16 << 10;
 
 fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
     if layout.perm.is_some() || layout.half || layout.shards.is_some() || !layout.chain.is_empty() {
@@ -55,7 +57,14 @@ fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_typ
     let raw_copy = mem_type == layout.xtype && !layout.swap && layout.xtype != NC_STRING;
     // Direct reads borrow each run's destination as a `&mut [u8]`; an
     // imap that sends runs onto each other would make them alias.
-    if raw_copy && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 && sel.maps_disjoint() {
+    let wanted: usize = part.lo.iter().zip(&part.hi).map(|(lo, hi)| hi - lo + 1).product();
+    let run_len = part.hi[nd - 1] - part.lo[nd - 1] + 1;
+    let runs = wanted / run_len;
+    // Direct reads cost a system call per run unless the runs follow
+    // each other in the file (a whole chunk): many short runs (an
+    // unaligned block) are cheaper read in one piece and copied.
+    let few_or_long_runs = part.covers_chunk || runs <= MAX_RANGED_RUNS || run_len * layout.elem_size >= MIN_DIRECT_RUN;
+    if raw_copy && few_or_long_runs && sel.stride[nd - 1] == 1 && sel.imap[nd - 1] == 1 && sel.maps_disjoint() {
         return PartRead::Direct;
     }
     let chunk_elems = layout.chunk_elems();
@@ -64,8 +73,6 @@ fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_typ
     if span * 2 <= chunk_elems {
         return PartRead::Span { first, span };
     }
-    let wanted: usize = part.lo.iter().zip(&part.hi).map(|(lo, hi)| hi - lo + 1).product();
-    let runs = wanted / (part.hi[nd - 1] - part.lo[nd - 1] + 1);
     if wanted * 4 <= chunk_elems && runs <= MAX_RANGED_RUNS { PartRead::Runs } else { PartRead::Whole }
 }
 
