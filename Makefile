@@ -28,7 +28,7 @@ includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
-.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest memcheck-test interop-test s3-test zip-test v3-test package-test \
+.PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest bench-smoke memcheck-test interop-test s3-test zip-test v3-test package-test \
 	fortran-test tools-abi-test tools-test install uninstall clean
 
 all: build
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test fuzz-test abi-check ctest memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -80,6 +80,13 @@ CTESTS_ON_ZIP = t_atts t_cbuffers t_dims t_fork t_fork_after_threads t_groups t_
 ctest: build
 	ctests/run.sh $(LIBDIR)
 	NCZARR_RS_CTEST_STORAGE=zip ctests/run.sh $(LIBDIR) $(CTESTS_ON_ZIP)
+
+# The shared benchmark programs (ncbench.c, ncz_bench.c) against this
+# library on tiny cubes, every storage mode, codec and workload, and
+# zarr-python's stores read back: correctness only, every value checked,
+# no timing (bench/run measures; see bench/RESULTS.md).
+bench-smoke: build
+	bench/smoke.sh $(LIBDIR)
 
 # The C tests under AddressSanitizer (+UBSan, LeakSanitizer) and valgrind.
 memcheck-test: build

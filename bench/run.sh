@@ -4,6 +4,9 @@
 # netCDF4==1.7.5.1.post1 wheel's library) in one run, and print each
 # phase's time with netcdf-c's time divided by ours (>1: we are faster).
 #
+# The quick look; bench/run runs the whole matrix (every codec, the full
+# suite, the Python peers) and records it in bench/RESULTS.md.
+#
 # Usage: bench/run.sh [T Y X CT CY CX]     (default: ncbench's 64 MiB cube)
 # Needs: `make build`, Debian's libnetcdf-dev, and the test venv (.venv).
 set -euo pipefail
