@@ -1,11 +1,15 @@
 //! The directory driver: one file per key under a root directory.
 //!
 //! Crash safety (see `format::nczarr` for the order of a commit):
-//! - an object is written to a temporary file in the root directory and
-//!   renamed into place, so a reader (or a crash) never sees half an
-//!   object; temporary files are named `.nczarr-rs-tmp.<pid>.<n>`, never
-//!   listed, and those of dead processes are removed when the store is
-//!   next opened for writing;
+//! - a new object is written as an unnamed file (`O_TMPFILE`) in its
+//!   directory and then linked under its name; one that replaces an old
+//!   object (or where unnamed files are not to be had) is written to a
+//!   temporary file in the root directory and renamed into place. Either
+//!   way a reader (or a crash) never sees half an object; temporary files
+//!   are named `.nczarr-rs-tmp.<pid>.<n>`, never listed, and those of dead
+//!   processes are removed when the store is next opened for writing.
+//!   (`close` errors, which only network file systems report, go unseen
+//!   on the first way; those have no unnamed files and take the second);
 //! - a new store is built in a hidden sibling directory and renamed (or,
 //!   over an old store, exchanged) into place, and a deleted store is
 //!   renamed away before it is emptied, so the path names a whole store
@@ -103,6 +107,64 @@ fn for_each_parallel<T: Sync>(items: &[T], f: impl Fn(&T) -> std::io::Result<()>
         Ok(Some(e)) => Err(e),
         _ => Ok(()),
     }
+}
+
+/// What [`put_unnamed`] did with the file it wrote.
+enum Linked {
+    /// It is in place under the key.
+    Done,
+    /// The key names an object already; here is the file, still unnamed.
+    Exists(fs::File),
+}
+
+/// Write `data` as an unnamed file (`O_TMPFILE`) in the key's directory,
+/// then give it the key's name (`linkat`): readers and crashes see the
+/// whole object or none, with no temporary name to clean up, and no
+/// rename from the root, whose locks (the root directory's, and the file
+/// system's for a rename across directories) serialise parallel writers.
+/// An error means "do it the other way"; `NotFound` that the directory is
+/// missing.
+#[cfg(target_os = "linux")]
+fn put_unnamed(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Linked> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file =
+        fs::OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(parent_of(path))?;
+    file.write_all(data)?;
+    if durable {
+        start_writeback(&file);
+    }
+    match link_unnamed(&file, path) {
+        Ok(()) => Ok(Linked::Done),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(Linked::Exists(file)),
+        // Not `NotFound`: the directory is there (the file was made in it).
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(std::io::Error::other(e)),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn put_unnamed(_path: &Path, _data: &[u8], _durable: bool) -> std::io::Result<Linked> {
+    Err(std::io::Error::from(ErrorKind::Unsupported))
+}
+
+/// Name an unnamed file through `/proc/self/fd` (linking the descriptor
+/// itself, `AT_EMPTY_PATH`, needs a privilege).
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &fs::File, to: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = CString::new(to.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated paths that outlive the call.
+    let r =
+        unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &fs::File, _to: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(ErrorKind::Unsupported))
 }
 
 impl FileMap {
@@ -289,6 +351,14 @@ impl FileMap {
         false
     }
 
+    /// [`FileMap::note_file`] for a finished put, syncing when it says so.
+    fn noted(&self, path: PathBuf) -> NcResult<()> {
+        if self.note_file(path) {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
     fn note_dir(&self, dir: &Path) {
         if self.durable
             && let Ok(mut u) = self.unsynced.lock()
@@ -461,7 +531,27 @@ impl Zmap for FileMap {
             return Err(NcError::EINVAL);
         }
         let path = self.path_of(key)?;
-        // The temporary file is made in the root: it fails if the store was
+        match put_unnamed(&path, data, self.durable) {
+            Ok(Linked::Done) => return self.noted(path),
+            Ok(Linked::Exists(file)) => {
+                // Replacing an object: give the written file a temporary
+                // name in the root and rename it over the old one.
+                let tmp = temp_name(&self.root, TMP_PREFIX);
+                if link_unnamed(&file, &tmp).and_then(|()| fs::rename(&tmp, &path)).is_ok() {
+                    return self.noted(path);
+                }
+                let _ = fs::remove_file(&tmp);
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.ensure_dir(&parent_of(&path)).map_err(io_err)?;
+                if let Ok(Linked::Done) = put_unnamed(&path, data, self.durable) {
+                    return self.noted(path);
+                }
+            }
+            Err(_) => {}
+        }
+        // Where unnamed files are not to be had (or failed): the temporary
+        // file is made in the root: it fails if the store was
         // deleted underneath, and one directory holds every stray. Where
         // the key's directory is on another file system (a linked
         // directory), it is made there instead.
@@ -496,10 +586,7 @@ impl Zmap for FileMap {
             let _ = fs::remove_file(&tmp);
             return Err(io_err(e));
         }
-        if self.note_file(path) {
-            self.sync()?;
-        }
-        Ok(())
+        self.noted(path)
     }
 
     fn delete(&self, key: &str) -> NcResult<()> {
@@ -757,6 +844,41 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nczarr-rs-test-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         dir
+    }
+
+    /// Every name under `dir`, hidden ones included, relative to it.
+    fn every_name(dir: &Path) -> Vec<String> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let name = entry.file_name().into_string().unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                names.extend(every_name(&entry.path()).into_iter().map(|n| format!("{name}/{n}")));
+            }
+            names.push(name);
+        }
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn new_and_replaced_objects_leave_no_temporary_behind() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("puts");
+        let map = FileMap::create(&root, true).unwrap();
+        // New: an unnamed file linked in (into a directory made for it).
+        map.put("g/v/0.0", b"first").unwrap();
+        // Replaced: the same file renamed over the old one.
+        map.put("g/v/0.0", b"second, longer").unwrap();
+        map.put("g/v/0.0", b"3").unwrap();
+        assert_eq!(map.get("g/v/0.0").unwrap().unwrap(), b"3");
+        assert_eq!(every_name(&root), vec!["g", "g/v", "g/v/0.0"]);
+        // Made as a created file is (0666 less the umask), not 0600.
+        let mode = fs::metadata(root.join("g/v/0.0")).unwrap().permissions().mode() & 0o777;
+        // The mask read, not set: other tests make files meanwhile.
+        let status = fs::read_to_string("/proc/self/status").unwrap();
+        let umask = status.lines().find_map(|l| l.strip_prefix("Umask:")).unwrap().trim();
+        assert_eq!(mode, 0o666 & !u32::from_str_radix(umask, 8).unwrap());
+        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
