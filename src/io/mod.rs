@@ -8,6 +8,7 @@ pub mod copy;
 pub mod element;
 pub mod engine;
 pub mod grid;
+mod hugepages;
 pub mod layout;
 pub mod quantize;
 mod read;

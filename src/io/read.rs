@@ -13,7 +13,7 @@ use super::copy::{copy_out, copy_run_out};
 use super::engine::{cache_for, prepare};
 use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
 use super::layout::VarLayout;
-use super::selection::Selection;
+use super::selection::{Selection, c_order};
 use crate::dataset::{self, Dataset};
 use crate::error::{NcError, NcResult};
 use crate::types::*;
@@ -295,6 +295,13 @@ pub unsafe fn read(
         return Ok(false);
     }
     let layout = VarLayout::of(&ds.model, grp, varid)?;
+    if layout.xtype != NC_STRING
+        && sel.imap == c_order(&sel.count)
+        && let Ok(size) = type_size(mem_type)
+    {
+        // The read fills the buffer from end to end.
+        super::hugepages::advise_fresh(buf, sel.count.iter().product::<usize>().saturating_mul(size));
+    }
     let parts = chunk_parts(&sel, &layout.chunks, &layout.shape);
     let store = Arc::clone(&ds.store);
     let mut range_error = false;
