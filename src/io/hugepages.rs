@@ -8,24 +8,41 @@
 //! (`MADV_HUGEPAGE`, what numpy does for every array of 4 MiB or more)
 //! takes 512 times fewer faults.
 //!
-//! The buffer is the caller's, so this is done only where it cannot
-//! surprise them: for reads that fill the whole range, of at least
+//! It is off unless `NCZARR_RS_HUGEPAGES=1`, because a fresh huge page is
+//! not always cheap: on a virtual machine that hands freed memory back to
+//! its host (virtio-balloon free page reporting, as on the machine we
+//! benchmark on, which reports every free 2 MiB block), each new huge
+//! page costs the host 512 faults. There a read into fresh memory ran 2-3
+//! times slower with huge pages (64 MiB: 33 -> 80-94 ms), and only a
+//! process reading again within a second or two, before its freed pages
+//! are reported, gained (512 MiB: 255 -> 90 ms). On real hardware, or a
+//! guest whose memory stays backed, the gain is the rule.
+//!
+//! The buffer is the caller's, so even when on this is done only where it
+//! cannot surprise them: for reads that fill the whole range, of at least
 //! [`MIN_BYTES`], whose first and last huge page are not yet in memory
 //! (`mincore`): memory nobody has touched, which the read is about to
-//! fill. A buffer in use keeps its pages as they are. `NCZARR_RS_HUGEPAGES=0`
-//! turns it off; the system's `transparent_hugepage` setting `never` does
-//! too. Only ever a hint: any failure leaves the read as it was.
+//! fill. A buffer in use keeps its pages as they are; the system's
+//! `transparent_hugepage` setting `never` wins. Only ever a hint: any
+//! failure leaves the read as it was.
 
 /// Reads smaller than this are left alone: a few huge pages save little.
 pub const MIN_BYTES: usize = 16 << 20;
 
 /// Advise `[buf, buf + len)`, which the read is about to fill entirely,
-/// for huge pages if it is large and untouched (see the module's notes).
+/// for huge pages if asked to (`NCZARR_RS_HUGEPAGES=1`) and it is large
+/// and untouched (see the module's notes).
 pub fn advise_fresh(buf: *mut u8, len: usize) {
-    if len < MIN_BYTES || std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "0") {
-        return;
+    if len >= MIN_BYTES && std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "1") {
+        advise_untouched(buf, len);
     }
-    advise_interior(buf as usize, len);
+}
+
+/// [`advise_fresh`] without the switch.
+fn advise_untouched(buf: *mut u8, len: usize) {
+    if len >= MIN_BYTES {
+        advise_interior(buf as usize, len);
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -129,18 +146,20 @@ mod tests {
         let fresh = Mapping::new(len);
         let middle = fresh.0 as usize + len / 2;
         advise_fresh(fresh.0, len);
+        assert!(!advised(middle), "off unless asked for");
+        advise_untouched(fresh.0, len);
         assert!(advised(middle), "untouched: advised");
 
         let used = Mapping::new(len);
         // SAFETY: inside the mapping; touching every page.
         unsafe { std::ptr::write_bytes(used.0, 1, len) };
-        advise_fresh(used.0, len);
+        advise_untouched(used.0, len);
         assert!(!advised(used.0 as usize + len / 2), "in use: left alone");
         // SAFETY: still mapped; the contents are as written.
         assert!(unsafe { std::slice::from_raw_parts(used.0, len) }.iter().all(|&b| b == 1));
 
         let small = Mapping::new(MIN_BYTES / 2);
-        advise_fresh(small.0, MIN_BYTES / 2);
+        advise_untouched(small.0, MIN_BYTES / 2);
         assert!(!advised(small.0 as usize + MIN_BYTES / 4), "small: left alone");
     }
 }
