@@ -33,7 +33,7 @@ pub const MIN_BYTES: usize = 16 << 20;
 /// for huge pages if asked to (`NCZARR_RS_HUGEPAGES=1`) and it is large
 /// and untouched (see the module's notes).
 pub fn advise_fresh(buf: *mut u8, len: usize) {
-    if len >= MIN_BYTES && std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "1") {
+    if std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "1") {
         advise_untouched(buf, len);
     }
 }

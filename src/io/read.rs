@@ -296,11 +296,13 @@ pub unsafe fn read(
     }
     let layout = VarLayout::of(&ds.model, grp, varid)?;
     if layout.xtype != NC_STRING
-        && sel.imap == c_order(&sel.count)
         && let Ok(size) = type_size(mem_type)
+        && let len = sel.count.iter().product::<usize>().saturating_mul(size)
+        && len >= super::hugepages::MIN_BYTES
+        && sel.imap == c_order(&sel.count)
     {
         // The read fills the buffer from end to end.
-        super::hugepages::advise_fresh(buf, sel.count.iter().product::<usize>().saturating_mul(size));
+        super::hugepages::advise_fresh(buf, len);
     }
     let parts = chunk_parts(&sel, &layout.chunks, &layout.shape);
     let store = Arc::clone(&ds.store);
