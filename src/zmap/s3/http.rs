@@ -1,5 +1,6 @@
 //! One S3 request, with bounded retries: at most `attempts` tries, none
-//! begun after the operation's deadline, exponential backoff with jitter
+//! begun after the operation's deadline or once the call it belongs to
+//! has failed (`workers::cancelled`), exponential backoff with jitter
 //! between them. Retried: connection failures, timeouts, bodies shorter
 //! than announced, 5xx, 429 and S3's transient error codes. Never
 //! retried: everything else (refused credentials, missing objects, ...),
@@ -151,14 +152,16 @@ impl Http {
                 }
             };
             let pause = backoff(attempt);
-            if attempt >= self.settings.attempts || started.elapsed() + pause >= self.settings.deadline {
+            let out_of_time = started.elapsed() + pause >= self.settings.deadline;
+            // Another attempt for a call that has already failed (another
+            // of its requests did) would only delay its error.
+            if attempt >= self.settings.attempts || out_of_time || !pause_unless_cancelled(pause) {
                 return Err(match last_reply {
                     Some(reply) => errors::reply_error(&reply, what),
                     None => NcError::ES3,
                 });
             }
             trace::note_retry();
-            std::thread::sleep(pause);
         }
     }
 
@@ -233,6 +236,23 @@ fn random() -> u64 {
         r.set(x);
         x
     })
+}
+
+/// Sleep `pause`, looking every few milliseconds whether the call this
+/// request belongs to has failed meanwhile; false when it has.
+fn pause_unless_cancelled(pause: Duration) -> bool {
+    const LOOK: Duration = Duration::from_millis(20);
+    let until = Instant::now() + pause;
+    loop {
+        if crate::workers::cancelled() {
+            return false;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(LOOK));
+    }
 }
 
 /// The pause after the `attempt`-th failure: half of an exponentially
