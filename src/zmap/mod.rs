@@ -7,6 +7,7 @@ mod file;
 mod key;
 mod local;
 mod memory;
+pub mod ranges;
 mod s3;
 pub mod trace;
 mod zip;

@@ -28,6 +28,10 @@ pub struct Settings {
     pub deadline: Duration,
     /// Requests in flight at once for one call (`s3.concurrency`, 64).
     pub concurrency: usize,
+    /// Byte ranges of one object at most this far apart are fetched by
+    /// one GET (`s3.merge_gap`, 1 MiB: about what a request's latency
+    /// would carry on one connection to S3).
+    pub merge_gap: u64,
     /// Attempts per request, the first included (`s3.retries`, 8).
     pub attempts: u32,
     /// Objects larger than this are written by multipart upload
@@ -45,6 +49,7 @@ impl Default for Settings {
             read_timeout: Duration::from_secs(30),
             deadline: Duration::from_secs(60),
             concurrency: 64,
+            merge_gap: MIB,
             attempts: 8,
             multipart_threshold: 64 * MIB,
             part_size: 16 * MIB,
@@ -74,6 +79,9 @@ impl Settings {
         s.deadline = s.read_timeout * 2;
         if let Some(v) = get("s3.concurrency") {
             s.concurrency = integer(&v, 1, 1024)? as usize;
+        }
+        if let Some(v) = get("s3.merge_gap") {
+            s.merge_gap = integer(&v, 0, u64::MAX)?;
         }
         if let Some(v) = get("s3.retries") {
             s.attempts = integer(&v, 1, 100)? as u32;
@@ -126,8 +134,13 @@ mod tests {
             "S3.RETRIES" => Some("2".to_string()),
             _ => None,
         };
-        let s = Settings::resolve(&params(&[("s3.concurrency", "7"), ("http.connecttimeout", "1.5")]), &rc).unwrap();
+        let s = Settings::resolve(
+            &params(&[("s3.concurrency", "7"), ("http.connecttimeout", "1.5"), ("s3.merge_gap", "0")]),
+            &rc,
+        )
+        .unwrap();
         assert_eq!(s.concurrency, 7);
+        assert_eq!(s.merge_gap, 0);
         assert_eq!(s.attempts, 2);
         assert_eq!(s.read_timeout, Duration::from_secs(5));
         assert_eq!(s.deadline, Duration::from_secs(10));
@@ -144,6 +157,8 @@ mod tests {
             ("s3.retries", "x"),
             ("s3.multipart_threshold", "-5"),
             ("s3.multipart_partsize", "1024"),
+            ("s3.merge_gap", "-1"),
+            ("s3.merge_gap", "1k"),
         ] {
             assert_eq!(Settings::resolve(&params(&[(k, v)]), &|_| None), Err(NcError::EINVAL), "{k}={v}");
         }

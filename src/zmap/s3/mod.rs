@@ -216,11 +216,12 @@ impl Zmap for S3Map {
     }
 
     fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
-        Ok(self.fetch_ranges(key, &[(offset, len)])?.map(|(mut parts, _)| parts.pop().unwrap_or_default()))
+        Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut parts| parts.pop()))
     }
 
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
-        Ok(self.fetch_ranges(key, ranges)?.map(|(parts, _)| parts))
+        let Some(fetched) = self.fetch_ranges(key, ranges, None)? else { return Ok(None) };
+        Ok(Some(fetched.parts(ranges)?.into_iter().map(<[u8]>::to_vec).collect()))
     }
 
     fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
@@ -232,23 +233,19 @@ impl Zmap for S3Map {
 
     fn read_into(&self, key: &str, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
-        let Some((parts, _)) = self.fetch_ranges(key, &ranges)? else { return Ok(false) };
-        for ((_, dst), src) in segments.iter_mut().zip(parts) {
-            dst.copy_from_slice(&src);
-        }
+        let Some(fetched) = self.fetch_ranges(key, &ranges, None)? else { return Ok(false) };
+        scatter(&fetched.parts(&ranges)?, segments);
         Ok(true)
     }
 
     fn read_into_exact(&self, key: &str, size: u64, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
         // Everything is fetched and checked before any buffer is touched.
-        let Some((parts, total)) = self.fetch_ranges(key, &ranges)? else { return Ok(false) };
-        if total != size || ranges.iter().any(|&(o, l)| o.checked_add(l as u64).is_none_or(|end| end > size)) {
+        let Some(fetched) = self.fetch_ranges(key, &ranges, Some(size))? else { return Ok(false) };
+        if fetched.total != size || ranges.iter().any(|&(o, l)| o.checked_add(l as u64).is_none_or(|end| end > size)) {
             return Err(NcError::ENCZARR);
         }
-        for ((_, dst), src) in segments.iter_mut().zip(parts) {
-            dst.copy_from_slice(&src);
-        }
+        scatter(&fetched.parts(&ranges)?, segments);
         Ok(true)
     }
 
@@ -318,6 +315,13 @@ impl Zmap for S3Map {
 
     fn get_many(&self, keys: &[String]) -> NcResult<Vec<Option<Vec<u8>>>> {
         crate::workers::map(keys, self.concurrency_now(), |key| self.get_object(key))
+    }
+}
+
+/// Each fetched part into its segment (same order, same lengths).
+fn scatter(parts: &[&[u8]], segments: &mut [(u64, &mut [u8])]) {
+    for ((_, dst), src) in segments.iter_mut().zip(parts) {
+        dst.copy_from_slice(src);
     }
 }
 

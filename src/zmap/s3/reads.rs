@@ -6,6 +6,7 @@ use super::S3Map;
 use super::errors;
 use super::http::Reply;
 use crate::error::{NcError, NcResult};
+use crate::zmap::ranges;
 
 /// What a ranged GET found.
 pub enum Ranged {
@@ -146,46 +147,88 @@ impl S3Map {
         }
     }
 
-    /// Several ranges of one object, fetched concurrently, and the
-    /// object's size; `None` when there is no object. Empty ranges send no
-    /// request of their own (only a probe when all are empty).
-    pub(super) fn fetch_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<(Vec<Vec<u8>>, u64)>> {
+    /// Several ranges of one object, and the object's size; `None` when
+    /// there is no object. The ranges are merged into spans (ranges at
+    /// most `s3.merge_gap` apart share one GET, see `zmap/ranges.rs`),
+    /// fetched concurrently within the call's budget; when the caller
+    /// knows the object's `size` and one GET of all of it saves requests
+    /// cheaply, it is fetched whole. Empty ranges send no request of
+    /// their own (only a probe when all are empty). Every piece is
+    /// fetched and checked before the caller sees any.
+    pub(super) fn fetch_ranges(
+        &self,
+        key: &str,
+        ranges: &[(u64, usize)],
+        size: Option<u64>,
+    ) -> NcResult<Option<Fetched>> {
         let obj = self.object_key(key)?;
-        let wanted: Vec<(u64, u64)> = ranges.iter().filter(|r| r.1 > 0).map(|&(o, l)| (o, l as u64)).collect();
-        let fetched =
-            crate::workers::map(&wanted, self.concurrency_now(), |&(o, l)| self.fetch_range(key, &obj, o, l))?;
-        let mut total = None;
-        let mut parts = fetched.into_iter();
-        let mut out = Vec::with_capacity(ranges.len());
-        for &(offset, len) in ranges {
-            if len == 0 {
-                out.push((offset, Vec::new()));
-                continue;
+        let gap = self.http.settings().merge_gap;
+        let spans = ranges::coalesce(ranges, gap)?;
+        if spans.is_empty() {
+            return match self.probe(key, &obj)? {
+                Some(total) if ranges.iter().any(|&(offset, _)| offset > total) => Err(NcError::ENCZARR),
+                Some(total) => Ok(Some(Fetched { spans, bodies: Vec::new(), total })),
+                None => Ok(None),
+            };
+        }
+        if let Some(size) = size
+            && ranges::whole_is_better(&spans, size, gap)
+        {
+            let Some(body) = self.get_object(key)? else { return Ok(None) };
+            let total = body.len() as u64;
+            if spans.last().is_some_and(|s| s.end > total) {
+                return Err(NcError::ENCZARR);
             }
-            match parts.next() {
-                Some(Ranged::Found(bytes, t)) => {
+            let members = spans.iter().flat_map(|s| s.members.iter().copied()).collect();
+            let whole = ranges::Span { start: 0, end: total, members };
+            return Ok(Some(Fetched { spans: vec![whole], bodies: vec![body], total }));
+        }
+        let fetched =
+            crate::workers::map(&spans, self.concurrency_now(), |s| self.fetch_range(key, &obj, s.start, s.bytes()))?;
+        let mut total = None;
+        let mut bodies = Vec::with_capacity(spans.len());
+        for piece in fetched {
+            match piece {
+                Ranged::Found(bytes, t) => {
                     // Sizes that differ: the object changed under us.
                     if total.is_some_and(|seen| seen != t) {
                         return Err(NcError::ES3);
                     }
                     total = Some(t);
-                    out.push((offset, bytes));
+                    bodies.push(bytes);
                 }
-                Some(Ranged::Missing) => return Ok(None),
-                None => return Err(NcError::EINTERNAL),
+                Ranged::Missing => return Ok(None),
             }
         }
-        let total = match total {
-            Some(t) => t,
-            None => match self.probe(key, &obj)? {
-                Some(t) => t,
-                None => return Ok(None),
-            },
-        };
-        if out.iter().any(|(offset, _)| *offset > total) {
+        let total = total.ok_or(NcError::EINTERNAL)?;
+        if ranges.iter().any(|&(offset, _)| offset > total) {
             return Err(NcError::ENCZARR);
         }
-        Ok(Some((out.into_iter().map(|(_, b)| b).collect(), total)))
+        Ok(Some(Fetched { spans, bodies, total }))
+    }
+}
+
+/// The pieces a ranged read fetched: one body per span.
+pub struct Fetched {
+    spans: Vec<ranges::Span>,
+    bodies: Vec<Vec<u8>>,
+    /// The object's size.
+    pub total: u64,
+}
+
+impl Fetched {
+    /// The bytes of each range asked for, in the order asked (empty
+    /// ranges empty).
+    pub fn parts<'a>(&'a self, ranges: &[(u64, usize)]) -> NcResult<Vec<&'a [u8]>> {
+        let mut out: Vec<&[u8]> = vec![&[]; ranges.len()];
+        for (span, body) in self.spans.iter().zip(&self.bodies) {
+            for &k in &span.members {
+                let (offset, len) = ranges[k];
+                let at = usize::try_from(offset - span.start).map_err(|_| NcError::EINTERNAL)?;
+                out[k] = body.get(at..at + len).ok_or(NcError::EINTERNAL)?;
+            }
+        }
+        Ok(out)
     }
 }
 
