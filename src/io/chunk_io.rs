@@ -31,6 +31,81 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     } else {
         store.get(&layout.chunk_key(idx))?
     };
+    decode_stored(layout, stored)
+}
+
+/// Load the chunks of `items` (each names one by `idx`) and hand each,
+/// decoded, to `consume` as soon as it is ready, on up to `threads`
+/// threads (with one, in the items' order); returns what `consume`
+/// returned, in the items' order.
+///
+/// Chunks of a sharded variable are fetched shard by shard: the shard's
+/// index once, then every inner chunk wanted in one
+/// [`Zmap::get_ranges`], which a remote store merges into as few
+/// requests as pay; the inner chunks are then decoded on the threads the
+/// call has left.
+pub fn load_each<T: Sync, R: Send>(
+    store: &dyn Zmap,
+    layout: &VarLayout,
+    items: &[T],
+    threads: usize,
+    idx: impl Fn(&T) -> &[usize] + Sync,
+    consume: impl Fn(&T, Vec<u8>) -> NcResult<R> + Sync,
+) -> NcResult<Vec<R>> {
+    let Some(shards) = layout.shards.as_ref().filter(|_| threads > 1) else {
+        // One thread: in the items' order (a caller whose items overlap
+        // in its buffer needs the last one to land last).
+        return crate::workers::map(items, threads, |item| consume(item, load_chunk(store, layout, idx(item))?));
+    };
+    // Shard → (item, inner chunk number) of each item in it.
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, usize)>> = Default::default();
+    for (k, item) in items.iter().enumerate() {
+        let (shard, inner) = shards.locate(idx(item));
+        by_shard.entry(shard).or_default().push((k, inner));
+    }
+    let groups: Vec<_> = by_shard.into_iter().collect();
+    let done = crate::workers::map(&groups, threads, |(shard, members)| {
+        let key = layout.chunk_key(shard);
+        let places = members.iter().map(|&(_, inner)| shards.find(store, &key, inner)).collect::<NcResult<Vec<_>>>()?;
+        let wanted: Vec<(u64, usize)> = places
+            .iter()
+            .filter_map(|place| match *place {
+                InnerChunk::At { offset, len } => Some((offset, len)),
+                InnerChunk::Missing => None,
+            })
+            .collect();
+        let mut fetched = if wanted.is_empty() {
+            Vec::new()
+        } else {
+            // The shard went away under us: it held these chunks.
+            store.get_ranges(&key, &wanted)?.ok_or(NcError::ENCZARR)?
+        }
+        .into_iter();
+        let mut stored = Vec::with_capacity(members.len());
+        for (&(k, _), place) in members.iter().zip(&places) {
+            let bytes = match place {
+                InnerChunk::Missing => None,
+                InnerChunk::At { .. } => Some(fetched.next().ok_or(NcError::EINTERNAL)?),
+            };
+            stored.push((k, std::sync::Mutex::new(bytes)));
+        }
+        crate::workers::map(&stored, crate::zmap::cpus(), |(k, bytes)| {
+            let bytes = bytes.lock().map_err(|_| NcError::EINTERNAL)?.take();
+            Ok((*k, consume(&items[*k], decode_stored(layout, bytes)?)?))
+        })
+    })?;
+    let mut out: Vec<Option<R>> = items.iter().map(|_| None).collect();
+    for (k, r) in done.into_iter().flatten() {
+        out[k] = Some(r);
+    }
+    out.into_iter().map(|r| r.ok_or(NcError::EINTERNAL)).collect()
+}
+
+/// A chunk as stored (`None`: not stored, all fill) as the engine holds
+/// it: filters undone, strings parsed, bytes swapped, half floats widened
+/// and the elements in C order.
+fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8>> {
+    let stored_bytes = layout.stored_chunk_bytes();
     match stored {
         None => layout.fill_chunk(),
         Some(stored) if layout.text == TextEncoding::Vlen => {
@@ -211,7 +286,7 @@ pub fn store_chunks(store: &dyn Zmap, layout: &VarLayout, chunks: &[(&[usize], &
 
 /// Fetch several whole chunks, in parallel.
 pub fn load_chunks(store: &dyn Zmap, layout: &VarLayout, idxs: &[Vec<usize>]) -> NcResult<Vec<Vec<u8>>> {
-    crate::workers::map(idxs, store.concurrency(), |idx| load_chunk(store, layout, idx))
+    load_each(store, layout, idxs, store.concurrency(), |idx| &idx[..], |_, chunk| Ok(chunk))
 }
 
 /// Decode stored bytes in place; a missing chunk reads as fill.

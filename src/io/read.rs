@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::chunk_io::{decode_or_fill, load_chunk, load_chunks, store_all};
+use super::chunk_io::{decode_or_fill, load_chunk, load_chunks, load_each, store_all};
 use super::copy::{copy_out, copy_run_out};
 use super::engine::{cache_for, prepare};
 use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
@@ -194,30 +194,42 @@ fn fetch_numbers(
     // order, so the last one written stays as in netcdf-c.
     let threads = if sel.maps_disjoint() { store.concurrency() } else { 1 };
     let kept_bytes = AtomicUsize::new(0);
-    let results = crate::workers::map(&pending, threads, |item| -> NcResult<(bool, Option<FetchedChunk>)> {
-        match *item {
+    // A whole chunk, decoded: copied out, then kept or let go.
+    let deliver = |part: &ChunkPart, chunk: Vec<u8>| -> NcResult<(bool, Option<FetchedChunk>)> {
+        // SAFETY: `buf` holds the whole selection (our contract), and
+        // distinct parts write distinct elements of it (maps_disjoint, or
+        // one thread).
+        let range_error = unsafe { copy_out(layout, sel, part, &chunk, 0, mem_type, caller.ptr()) }?;
+        let size = chunk.len();
+        let keep = !part.covers_chunk && kept_bytes.fetch_add(size, Ordering::Relaxed) + size <= keep_budget;
+        if !keep {
+            crate::buffers::recycle(chunk);
+            return Ok((range_error, None));
+        }
+        Ok((range_error, Some((part.idx.clone(), chunk))))
+    };
+    let results = if layout.shards.is_some() {
+        // Inner chunks are always read whole (`plan_part_read`), and
+        // fetched shard by shard.
+        let parts = pending
+            .iter()
+            .map(|item| match *item {
+                Pending::Fetched(part) => Ok(part),
+                _ => Err(NcError::EINTERNAL),
+            })
+            .collect::<NcResult<Vec<_>>>()?;
+        load_each(store, layout, &parts, threads, |part| &part.idx, |part, chunk| deliver(part, chunk))?
+    } else {
+        crate::workers::map(&pending, threads, |item| match *item {
             Pending::Ranged(part, plan) => {
-                // SAFETY: `buf` holds the whole selection (our contract),
-                // and distinct parts write distinct elements of it
-                // (maps_disjoint, or one thread).
+                // SAFETY: as in `deliver`.
                 let range_error = unsafe { copy_out_ranged(store, layout, sel, part, plan, mem_type, caller.ptr()) }?;
                 Ok((range_error, None))
             }
-            Pending::Fetched(part) => {
-                let chunk = load_chunk(store, layout, &part.idx)?;
-                // SAFETY: as above.
-                let range_error = unsafe { copy_out(layout, sel, part, &chunk, 0, mem_type, caller.ptr()) }?;
-                let size = chunk.len();
-                let keep = !part.covers_chunk && kept_bytes.fetch_add(size, Ordering::Relaxed) + size <= keep_budget;
-                if !keep {
-                    crate::buffers::recycle(chunk);
-                    return Ok((range_error, None));
-                }
-                Ok((range_error, Some((part.idx.clone(), chunk))))
-            }
+            Pending::Fetched(part) => deliver(part, load_chunk(store, layout, &part.idx)?),
             Pending::Held(..) => Err(NcError::EINTERNAL),
-        }
-    })?;
+        })?
+    };
     let mut range_error = false;
     let mut fetched = Vec::new();
     for (bad, kept) in results {
