@@ -244,6 +244,9 @@ def progs(tmp_path_factory):
         "write_filtered": build(INTEROP / "write_filtered.c", d / "write_filtered"),
         "write_codecs": build(HERE / "write_codecs.c", d / "write_codecs"),
         "s3probe": build(HERE / "s3probe.c", d / "s3probe"),
+        "slab": build(HERE / "slab.c", d / "slab"),
+        # The same program over netcdf-c 4.10.1 (the netCDF4 wheel's).
+        "slab_netcdf_c": build(HERE / "slab.c", d / "slab_netcdf_c", against_wheel=True),
         "s3fork": build(HERE / "s3fork.c", d / "s3fork", extra=("-lpthread",)),
     }
 

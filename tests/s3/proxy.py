@@ -51,6 +51,7 @@ class Record:
     fault: Optional[str] = None
     body_bytes: int = 0
     signed: bool = False  # an Authorization header or a presigned query
+    done: bool = False  # no longer counted in flight
 
     @property
     def key(self):
@@ -297,7 +298,13 @@ class Proxy:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
     def _end(self, rec, status):
+        """The request is answered (or abandoned): no longer in flight. Called
+        just before the answer goes out, so that a request the client sends
+        once it has the answer never counts as in flight beside this one."""
         with self.lock:
+            if rec.done:
+                return
+            rec.done = True
             rec.status = status or rec.status
             rec.end = rec.end or time.monotonic()
             self.in_flight -= 1
@@ -334,7 +341,7 @@ class Proxy:
                             payload = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code>'
                                        b"<Message>injected</Message></Error>")
                             reason = b"Service Unavailable" if status == 503 else b"Internal Server Error"
-                        rec.end = time.monotonic()
+                        self._end(rec, status)
                         client.sendall(b"HTTP/1.1 %d %s\r\nContent-Type: application/xml\r\n"
                                        b"Content-Length: %d\r\n\r\n" % (status, reason, len(payload)) + payload)
                         continue
@@ -386,8 +393,9 @@ class Proxy:
                         return
                     # The end is noted before the answer goes out: a request the
                     # client sends after reading this answer starts later (its
-                    # start is noted once it is read whole).
-                    rec.end = time.monotonic()
+                    # start is noted once it is read whole), and is never in
+                    # flight beside this one.
+                    self._end(rec, status)
                     client.sendall(rhead + rbody)
                     if rhdrs.get("connection", "").lower() == "close" or hdrs.get("connection", "").lower() == "close":
                         return

@@ -66,8 +66,9 @@ def test_many_chunks_read_concurrently(progs, server, prefix, env, proxy_for):
     out = run(progs["s3probe"], "readbig", s3_url(proxy.endpoint, BUCKET, f"{prefix}/big.zarr"), env=env).stdout
     assert out.strip() == "values offset 0"
     chunk_gets = [r for r in proxy.object_gets() if "/v/" in r.key]
-    assert len(chunk_gets) >= 128
+    assert len(chunk_gets) == 128 and len({r.key for r in chunk_gets}) == 128
     assert overlapping(chunk_gets) >= 32, f"peak {overlapping(chunk_gets)} chunk GETs in flight"
+    assert proxy.max_in_flight <= 64, f"peak {proxy.max_in_flight} requests in flight (s3.concurrency 64)"
 
 
 def check_commit_order(puts, summary, var="v", metadata_after=False):
