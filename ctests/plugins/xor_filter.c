@@ -1,7 +1,11 @@
 /* xor_filter.c -- a test filter plugin with both halves (HDF5 filter and
  * NCZarr codec) for an unregistered filter id. It XORs every byte with a
- * key, and its working parameters add the variable's type size, learned
- * by calling back into the netCDF API, as netcdf-c's own plugins do. */
+ * key, and its working parameters add the variable's type size and the
+ * length of its last dimension, learned by calling back into the netCDF
+ * API as netcdf-c's own plugins do (its szip plugin asks nc_inq_dimlen).
+ * It also asks something the library cannot answer while it sets the
+ * variable up: the answer does not matter, only that the call returns
+ * (it once waited forever for a lock its own thread held). */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -13,7 +17,8 @@
 static size_t xor_filter(unsigned flags, size_t n, const unsigned params[], size_t nbytes, size_t *buf_size, void **buf)
 {
     (void)flags;
-    if (n != 2 || params[1] == 0) return 0; /* working params: key, type size */
+    /* working params: key, type size, last dimension's length */
+    if (n != 3 || params[1] == 0 || params[2] == 0) return 0;
     /* Hand back a new malloc'ed buffer, as the contract allows. */
     unsigned char *out = malloc(nbytes ? nbytes : 1);
     if (!out) return 0;
@@ -55,13 +60,19 @@ static int modify(int ncid, int varid, size_t *vn, unsigned **vp, size_t *wn, un
     nc_type type;
     size_t size;
     int stat;
+    int ndims, dimids[NC_MAX_VAR_DIMS], other;
+    size_t last = 1;
     if ((stat = nc_inq_vartype(ncid, varid, &type))) return stat;
     if ((stat = nc_inq_type(ncid, type, NULL, &size))) return stat;
+    if ((stat = nc_inq_var(ncid, varid, NULL, NULL, &ndims, dimids, NULL))) return stat;
+    if (ndims > 0 && (stat = nc_inq_dimlen(ncid, dimids[ndims - 1], &last))) return stat;
+    (void)nc_inq_varid(ncid, "no_such_variable", &other);
     if (*vn != 1) return NC_EFILTER;
-    unsigned *w = malloc(2 * sizeof(unsigned));
+    unsigned *w = malloc(3 * sizeof(unsigned));
     w[0] = (*vp)[0];
     w[1] = (unsigned)size;
-    *wn = 2;
+    w[2] = (unsigned)last;
+    *wn = 3;
     *wp = w;
     return NC_NOERR;
 }

@@ -9,6 +9,7 @@
 use std::ffi::{c_char, c_int};
 
 use super::{c_bytes, c_str, guard, put, put_name, put_slice};
+use crate::codec::callback;
 use crate::error::NcError;
 use crate::registry;
 
@@ -46,6 +47,15 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
     guard(|| {
+        // A filter plugin asking about a dimension of the variable being
+        // set up.
+        if let Some((dim_name, len)) = callback::lookup_dim(ncid, dimid) {
+            unsafe {
+                put_name(name, &dim_name);
+                put(lenp, len);
+            }
+            return Ok(());
+        }
         registry::with(ncid, |ds, _| {
             let dim = ds.model.dim(dimid)?;
             unsafe {

@@ -328,9 +328,14 @@ pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) ->
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
     guard(|| {
+        // A filter plugin asking about the variable being set up.
+        if let Some(info) = callback::lookup(ncid, varid) {
+            unsafe { put(endianp, info.endianness) };
+            return Ok(());
+        }
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
-            unsafe { put(endianp, var.endianness) };
+            unsafe { put(endianp, var.reported_endianness()) };
             Ok(())
         })
     })

@@ -212,6 +212,12 @@ fn plugin_view(model: &Model, grp: usize, varid: i32, var: &Var) -> VarInfo {
         dimids: var.dimids.iter().map(|&d| d as i32).collect(),
         natts: var.atts.len() as i32,
         chunks: var.chunks.clone(),
+        dims: var
+            .dimids
+            .iter()
+            .filter_map(|&d| model.dim(d as i32).ok().map(|dim| (d as i32, dim.name.clone(), dim.len)))
+            .collect(),
+        endianness: var.reported_endianness(),
     }
 }
 

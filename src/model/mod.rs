@@ -96,6 +96,13 @@ impl Var {
             _ => cfg!(target_endian = "big"),
         }
     }
+
+    /// The byte order `nc_inq_var_endian` reports: this machine's for a
+    /// native variable, as netcdf-c reports it (its szip plugin refuses
+    /// NC_ENDIAN_NATIVE).
+    pub fn reported_endianness(&self) -> i32 {
+        if self.stored_big_endian() { NC_ENDIAN_BIG } else { NC_ENDIAN_LITTLE }
+    }
 }
 
 #[derive(Debug, Clone)]

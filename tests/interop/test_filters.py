@@ -145,3 +145,28 @@ def test_netcdf_c_plugin_libraries_work_in_our_library(tools, tmp_path):
     data = [line for line in mine.splitlines() if line.startswith("    data")]
     assert len(data) == len(OURS) and len(set(data)) == 1
     assert data[0].startswith("    data [-3, -2.5, -2")
+
+
+def test_netcdf_c_szip_plugin_works_in_our_library(tools, tmp_path):
+    """netcdf-c's szip plugin (in the wheel's lib__nczhdf5filters.so) asks
+    the library about the variable it is set up for: its type, dimension
+    lengths, chunking and byte order. Those calls come while we hold the
+    dataset's lock; they are answered, and the write does not wait forever
+    (it once did, on nc_inq_dimlen). netcdf-c reads what it wrote, the same
+    values."""
+    import cbuild
+
+    prog = cbuild.build(pathlib.Path(__file__).resolve().parents[1] / "s3" / "write_codecs.c", tmp_path / "write_codecs")
+    path = tmp_path / "szip.zarr"
+    env = dict(os.environ, HDF5_PLUGIN_PATH=str(netcdf_c_plugins()))
+    written = subprocess.run([str(prog), url(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.strip() == "szip 0"
+    assert '"id":"szip"' in (path / "szipped" / ".zarray").read_text()
+    expected = "    data [-7, -6, -3, 2, 9, 18, 29, 42, 57, 74, 93, 114, 137, 162, 189, 218]"
+    for describe in (tools["describe_ours"], tools["describe_netcdf_c"]):
+        out = subprocess.run([str(describe), url(path)], env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        at = lines.index(next(line for line in lines if line.startswith("  var szipped ")))
+        assert lines[at + 1] == expected, (describe.name, lines[at:at + 2])
