@@ -109,46 +109,55 @@ impl Drop for Restore<'_> {
     }
 }
 
-/// Run `worker` on up to `wanted` threads, the calling one included, with
-/// `limit` as the call's budget when this is its outermost run. `worker`
-/// receives its run's scope.
+/// Run `worker` on up to `wanted` threads, with `limit` as the call's
+/// budget when this is its outermost run. `worker` receives its run's
+/// scope.
+///
+/// The outermost run's calling thread is the application's: it waits
+/// while up to `limit` threads of ours work (or works alone when one
+/// would do), so the call's threads are `limit` of ours whatever thread
+/// calls. A nested run's calling thread is already one of those: it
+/// works beside the threads the budget has left.
 fn run_scoped(limit: usize, wanted: usize, worker: &(dyn Fn(&Scope) + Sync)) {
     let parent = CURRENT.get();
     let top_budget;
-    let spare: &AtomicUsize = if parent.is_null() {
-        top_budget = AtomicUsize::new(limit.saturating_sub(1));
-        &top_budget
+    let (spare, spawned, caller_works) = if parent.is_null() {
+        top_budget = AtomicUsize::new(limit);
+        let threads = take(&top_budget, wanted);
+        if threads <= 1 { (&top_budget, 0, true) } else { (&top_budget, threads, false) }
     } else {
         // SAFETY: the parent run is executing (it is this thread's).
-        unsafe { &*(*parent).spare }
+        let spare = unsafe { &*(*parent).spare };
+        (spare, take(spare, wanted.saturating_sub(1)), true)
     };
-    let extra = take(spare, wanted.saturating_sub(1));
     let scope = Scope { spare, failed: AtomicBool::new(false), parent };
-    let _restore = Restore { previous: parent, spare, extra };
+    let _restore = Restore { previous: parent, spare, extra: spawned };
     CURRENT.set(&scope);
     let scope_ref = &scope;
     let body = move || {
         CURRENT.set(scope_ref);
         worker(scope_ref);
     };
-    if extra == 0 {
+    if spawned == 0 {
         let _ = std::panic::catch_unwind(AssertUnwindSafe(&body));
         return;
     }
     std::thread::scope(|threads| {
-        let handles: Vec<_> = (0..extra).map(|_| threads.spawn(body)).collect();
-        // The calling thread works too; a panic there, like one in a
-        // spawned worker, went to the hook and leaves its work undone.
-        let _ = std::panic::catch_unwind(AssertUnwindSafe(&body));
+        let handles: Vec<_> = (0..spawned).map(|_| threads.spawn(body)).collect();
+        if caller_works {
+            // A panic here, like one in a spawned worker, went to the
+            // hook and leaves its work undone.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(&body));
+        }
         for handle in handles {
             let _ = handle.join();
         }
     });
 }
 
-/// Run `worker` on up to `threads` threads at once (the calling one
-/// included; fewer when this runs inside another run whose call has
-/// used its budget) and wait until every one has exited. A worker that
+/// Run `worker` on up to `threads` threads at once (fewer when this runs
+/// inside another run whose call has used its budget) and wait until
+/// every one has exited. A worker that
 /// panics has its panic reported by the panic hook and is otherwise
 /// ignored: callers detect the work it left undone.
 pub fn run(threads: usize, worker: impl Fn() + Sync) {

@@ -197,7 +197,7 @@ def test_silent_server_fails_the_read_within_two_minutes(progs, moto_server, s3s
     response, 8 attempts, 64 requests at once) each read returns NC_ES3
     within two minutes, for 16 chunks and for 128 (twice the concurrency:
     the second half never starts), on both servers at once. Each call
-    holds at most 64 threads and 64 requests meanwhile."""
+    holds at most 64 threads of ours and 64 requests meanwhile."""
     cases = []
     for server in (moto_server, s3sfs_server):
         for nchunks in (16, 128):
@@ -228,8 +228,8 @@ def test_silent_server_fails_the_read_within_two_minutes(progs, moto_server, s3s
             asked = {r.key for r in hung}
             assert 1 <= len(asked) <= 64 and proxy.max_in_flight <= 64, (name, nchunks, len(asked),
                                                                           proxy.max_in_flight)
-            # The main thread and at most 63 workers (the caller works too).
-            assert peak_threads[(name, nchunks)] <= 64, (name, nchunks, peak_threads)
+            # The program's own thread, waiting, and at most 64 of ours.
+            assert peak_threads[(name, nchunks)] <= 65, (name, nchunks, peak_threads)
     finally:
         for (_, _, proxy, _), p in procs:
             if p.poll() is None:
