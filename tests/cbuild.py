@@ -13,10 +13,15 @@ FLAGS = ["-std=c99", "-D_DEFAULT_SOURCE", "-D_POSIX_C_SOURCE=200809L", "-Wall", 
 
 
 def wheel_libnetcdf():
-    """The libnetcdf shared library bundled in the netCDF4 wheel."""
-    import netCDF4
+    """The libnetcdf shared library bundled in the netCDF4 wheel. Found
+    without importing netCDF4, whose import sets HDF5_PLUGIN_PATH for every
+    program the suite runs afterwards."""
+    import importlib.util
 
-    libs = pathlib.Path(netCDF4.__file__).resolve().parent.parent / "netcdf4.libs"
+    spec = importlib.util.find_spec("netCDF4")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("no netCDF4 package: is netCDF4==1.7.5.1.post1 installed?")
+    libs = pathlib.Path(spec.submodule_search_locations[0]).resolve().parent / "netcdf4.libs"
     found = sorted(glob.glob(str(libs / "libnetcdf-*.so*")))
     if not found:
         raise RuntimeError(f"no libnetcdf in {libs}: is netCDF4==1.7.5.1.post1 installed?")
