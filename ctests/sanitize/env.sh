@@ -49,7 +49,12 @@ case ${NCZARR_RS_CTEST_SANITIZE:-} in
         # forked children too: valgrind follows fork). "Possibly lost"
         # blocks are not errors: Rust's std keeps pointers into the middle
         # of some blocks it never frees (a thread's handle in TLS).
-        san_run=(valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
+        # --fair-sched=yes: valgrind runs one thread at a time, and its
+        # default lock lets a thread that never blocks (t_fork's inquirer,
+        # calling the library in a loop) take it back again and again; with
+        # the machine's other core idle, t_fork's forking thread then waited
+        # minutes for its turn (3 s with the other core busy, or fair).
+        san_run=(valgrind -q --fair-sched=yes --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
             --show-leak-kinds=definite --track-origins=yes --num-callers=40
             --suppressions="$san_here/valgrind.supp")
         ;;
