@@ -335,7 +335,7 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
         }
         registry::with(ncid, |ds, grp| {
             let var = ds.model.var(grp, varid)?;
-            unsafe { put(endianp, var.reported_endianness()) };
+            unsafe { put(endianp, var.endianness) };
             Ok(())
         })
     })

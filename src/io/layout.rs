@@ -217,7 +217,7 @@ fn plugin_view(model: &Model, grp: usize, varid: i32, var: &Var) -> VarInfo {
             .iter()
             .filter_map(|&d| model.dim(d as i32).ok().map(|dim| (d as i32, dim.name.clone(), dim.len)))
             .collect(),
-        endianness: var.reported_endianness(),
+        endianness: var.endianness,
     }
 }
 

@@ -86,6 +86,9 @@ pub struct Var {
     pub quantize: quantize::Setting,
 }
 
+/// This machine's byte order as an `NC_ENDIAN_*` value.
+pub const HOST_ENDIANNESS: i32 = if cfg!(target_endian = "big") { NC_ENDIAN_BIG } else { NC_ENDIAN_LITTLE };
+
 impl Var {
     /// Are the variable's elements stored big-endian (its endianness, or
     /// this machine's when native)?
@@ -95,13 +98,6 @@ impl Var {
             NC_ENDIAN_LITTLE => false,
             _ => cfg!(target_endian = "big"),
         }
-    }
-
-    /// The byte order `nc_inq_var_endian` reports: this machine's for a
-    /// native variable, as netcdf-c reports it (its szip plugin refuses
-    /// NC_ENDIAN_NATIVE).
-    pub fn reported_endianness(&self) -> i32 {
-        if self.stored_big_endian() { NC_ENDIAN_BIG } else { NC_ENDIAN_LITTLE }
     }
 }
 
@@ -372,7 +368,11 @@ impl Model {
             // turn a string's fill off.
             no_fill: self.fill_mode == NC_NOFILL,
             fill: None,
-            endianness: NC_ENDIAN_NATIVE,
+            // This machine's byte order, as netcdf-c's NCZarr sets it
+            // (nc_inq_var_endian says little, not native, for a new
+            // variable of any type; its szip plugin refuses native). Read
+            // back, chars and strings are native again, as in netcdf-c.
+            endianness: HOST_ENDIANNESS,
             created: false,
             written: false,
             stored_path: None,
