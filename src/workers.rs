@@ -157,9 +157,9 @@ fn run_scoped(limit: usize, wanted: usize, worker: &(dyn Fn(&Scope) + Sync)) {
 
 /// Run `worker` on up to `threads` threads at once (fewer when this runs
 /// inside another run whose call has used its budget) and wait until
-/// every one has exited. A worker that
-/// panics has its panic reported by the panic hook and is otherwise
-/// ignored: callers detect the work it left undone.
+/// every one has exited. A worker that panics has its panic reported by
+/// the panic hook and is otherwise ignored: callers detect the work it
+/// left undone.
 pub fn run(threads: usize, worker: impl Fn() + Sync) {
     let threads = threads.max(1);
     run_scoped(threads, threads, &|_| worker());
