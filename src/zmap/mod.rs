@@ -44,6 +44,10 @@ pub trait Zmap: Send + Sync {
     }
 
     /// Several byte ranges of one object (`None` when there is none).
+    /// Each driver fetches them as its storage does best: local ones
+    /// range by range, remote ones merged into as few requests as pay
+    /// (`ranges.rs`); callers hand over every range of an object they
+    /// need at once and need not know which.
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         let mut out = Vec::with_capacity(ranges.len());
         for &(offset, len) in ranges {
