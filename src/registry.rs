@@ -47,7 +47,7 @@ fn lookup(inside: &gate::Inside, ncid: i32) -> NcResult<(Shared, usize)> {
     // A filter plugin being set up for a variable of this dataset, asking
     // what its snapshot (codec/callback.rs) does not hold: this thread
     // holds the dataset's lock, so waiting for it would never end.
-    if crate::codec::callback::holds_dataset_of(|held| held >> GROUP_BITS == ncid >> GROUP_BITS) {
+    if crate::codec::callback::setting_up().is_some_and(|held| held >> GROUP_BITS == ncid >> GROUP_BITS) {
         return Err(NcError::EINVAL);
     }
     let t = table(inside)?;

@@ -8,7 +8,7 @@
 //! chain). Those calls are answered on the same thread from a snapshot of
 //! the variable set here, so they neither deadlock nor alias the locked
 //! dataset; any other call about that dataset is refused
-//! ([`holds_dataset_of`]) rather than wait for a lock its own thread
+//! ([`setting_up`]) rather than wait for a lock its own thread
 //! holds.
 
 use std::cell::RefCell;
@@ -55,8 +55,8 @@ pub fn lookup_dim(ncid: i32, dimid: i32) -> Option<(String, usize)> {
     })
 }
 
-/// Is this thread inside a plugin call about a variable of a dataset
-/// `same_dataset` says `ncid` belongs to (whose lock it therefore holds)?
-pub fn holds_dataset_of(same_dataset: impl Fn(i32) -> bool) -> bool {
-    CURRENT.with(|c| c.borrow().as_ref().is_some_and(|i| same_dataset(i.ncid)))
+/// The group ncid of the variable this thread is inside a plugin call
+/// about (its dataset's lock is held meanwhile), if any.
+pub fn setting_up() -> Option<i32> {
+    CURRENT.with(|c| c.borrow().as_ref().map(|i| i.ncid))
 }
