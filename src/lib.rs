@@ -17,6 +17,7 @@ pub mod codec;
 pub mod compat;
 pub mod convert;
 pub mod dataset;
+pub mod delegate;
 pub mod error;
 pub mod format;
 pub mod gate;

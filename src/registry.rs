@@ -2,12 +2,18 @@
 //! dataset's external id in the high 16 bits of an ncid, a group id in the
 //! low 16 bits.
 //!
+//! A dataset is served by this library (an NCZarr/Zarr store) or by the
+//! delegate (src/delegate: a netcdf-c beside us), whose own ncid for it
+//! the table keeps; [`route`] says which, for the generated router. One
+//! id space: a program cannot tell the two apart.
+//!
 //! Locks: the table's, held only to find or change an entry, and one per
 //! dataset, held while a call works on it. Every function here enters the
 //! call gate first ([`crate::gate`]), so neither is ever held across a
 //! `fork`.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::dataset::{Dataset, lock};
@@ -22,21 +28,101 @@ const MAX_SLOT: i32 = 0x7FFF;
 /// An open dataset, shared by the calls that use it.
 pub type Shared = Arc<Mutex<Dataset>>;
 
-static OPEN: Mutex<BTreeMap<i32, Shared>> = Mutex::new(BTreeMap::new());
+/// Who serves an open dataset.
+enum Entry {
+    Ours(Shared),
+    /// The delegate, under its own root ncid.
+    Theirs(i32),
+}
 
-fn table(_inside: &gate::Inside) -> NcResult<MutexGuard<'static, BTreeMap<i32, Shared>>> {
+static OPEN: Mutex<BTreeMap<i32, Entry>> = Mutex::new(BTreeMap::new());
+/// Datasets the delegate serves now: while there are none, routing is one
+/// atomic load.
+static THEIRS_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+fn table(_inside: &gate::Inside) -> NcResult<MutexGuard<'static, BTreeMap<i32, Entry>>> {
     OPEN.lock().map_err(|_| NcError::EINTERNAL)
 }
 
-/// Register a dataset and return the ncid of its root group. Freed slots
-/// are reused, lowest first, as netcdf-c does.
+/// Take the lowest free slot (netcdf-c reuses freed ids lowest first).
+fn free_slot(t: &BTreeMap<i32, Entry>) -> NcResult<i32> {
+    (1..=MAX_SLOT).find(|s| !t.contains_key(s)).ok_or(NcError::ENFILE)
+}
+
+/// Register a dataset and return the ncid of its root group.
 pub fn insert(mut ds: Dataset) -> NcResult<i32> {
     let inside = gate::enter();
     let mut t = table(&inside)?;
-    let slot = (1..=MAX_SLOT).find(|s| !t.contains_key(s)).ok_or(NcError::ENFILE)?;
+    let slot = free_slot(&t)?;
     ds.model.ext_ncid = slot << GROUP_BITS;
-    t.insert(slot, Arc::new(Mutex::new(ds)));
+    t.insert(slot, Entry::Ours(Arc::new(Mutex::new(ds))));
     Ok(slot << GROUP_BITS)
+}
+
+/// Register a dataset the delegate opened under its root ncid `theirs`;
+/// return our ncid for it.
+pub fn insert_theirs(theirs: i32) -> NcResult<i32> {
+    let inside = gate::enter();
+    let mut t = table(&inside)?;
+    let slot = free_slot(&t)?;
+    t.insert(slot, Entry::Theirs(theirs & !GROUP_MASK));
+    THEIRS_OPEN.fetch_add(1, SeqCst);
+    Ok(slot << GROUP_BITS)
+}
+
+/// Forget a dataset the delegate closed.
+pub fn forget_theirs(ncid: i32) {
+    let inside = gate::enter();
+    if let Ok(mut t) = table(&inside)
+        && let Some(Entry::Theirs(_)) = t.remove(&(ncid >> GROUP_BITS))
+    {
+        THEIRS_OPEN.fetch_sub(1, SeqCst);
+    }
+}
+
+/// Which library serves an ncid.
+pub enum Route {
+    /// This library (also for ids that name nothing: ours answers
+    /// NC_EBADID as netcdf-c does).
+    Ours,
+    Theirs(Delegated),
+}
+
+/// A group of a dataset the delegate serves.
+#[derive(Clone, Copy)]
+pub struct Delegated {
+    pub lib: &'static crate::delegate::Delegate,
+    /// The delegate's ncid for the group.
+    pub ncid: i32,
+    /// Ours for the dataset's root group.
+    pub our_root: i32,
+}
+
+impl Delegated {
+    /// Run `f` on the delegate's functions (see [`crate::delegate::Delegate::call`]).
+    pub fn call(&self, f: impl FnOnce(&crate::delegate::Table) -> Option<i32>) -> i32 {
+        self.lib.call(f)
+    }
+
+    /// Our ncid for a group id the delegate gave for this dataset.
+    pub fn ours(&self, theirs: i32) -> i32 {
+        self.our_root | (theirs & GROUP_MASK)
+    }
+}
+
+/// Which library serves `ncid`.
+pub fn route(ncid: i32) -> Route {
+    if THEIRS_OPEN.load(SeqCst) == 0 {
+        return Route::Ours;
+    }
+    let inside = gate::enter();
+    let Ok(t) = table(&inside) else { return Route::Ours };
+    match (t.get(&(ncid >> GROUP_BITS)), crate::delegate::loaded()) {
+        (Some(Entry::Theirs(root)), Some(lib)) => {
+            Route::Theirs(Delegated { lib, ncid: root | (ncid & GROUP_MASK), our_root: ncid & !GROUP_MASK })
+        }
+        _ => Route::Ours,
+    }
 }
 
 pub fn ncid_of(slot_ncid: i32, group: usize) -> i32 {
@@ -51,8 +137,12 @@ fn lookup(inside: &gate::Inside, ncid: i32) -> NcResult<(Shared, usize)> {
         return Err(NcError::EINVAL);
     }
     let t = table(inside)?;
-    let ds = t.get(&(ncid >> GROUP_BITS)).ok_or(NcError::EBADID)?;
-    Ok((Arc::clone(ds), (ncid & GROUP_MASK) as usize))
+    match t.get(&(ncid >> GROUP_BITS)) {
+        Some(Entry::Ours(ds)) => Ok((Arc::clone(ds), (ncid & GROUP_MASK) as usize)),
+        // Reached only by calls not routed (an internal one that should
+        // have gone through src/capi/route.rs).
+        Some(Entry::Theirs(_)) | None => Err(NcError::EBADID),
+    }
 }
 
 /// Run `f` on the dataset and group an ncid names.

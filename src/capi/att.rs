@@ -139,7 +139,6 @@ macro_rules! doc_get {
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_text(
     ncid: c_int,
     varid: c_int,
@@ -151,7 +150,6 @@ pub unsafe extern "C" fn nc_put_att_text(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_string(
     ncid: c_int,
     varid: c_int,
@@ -163,7 +161,6 @@ pub unsafe extern "C" fn nc_put_att_string(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_schar(
     ncid: c_int,
     varid: c_int,
@@ -176,7 +173,6 @@ pub unsafe extern "C" fn nc_put_att_schar(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_uchar(
     ncid: c_int,
     varid: c_int,
@@ -192,7 +188,6 @@ pub unsafe extern "C" fn nc_put_att_uchar(
 ///
 /// # Safety
 /// As [`nc_put_att_uchar`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -205,7 +200,6 @@ pub unsafe extern "C" fn nc_put_att_ubyte(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_short(
     ncid: c_int,
     varid: c_int,
@@ -218,7 +212,6 @@ pub unsafe extern "C" fn nc_put_att_short(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_int(
     ncid: c_int,
     varid: c_int,
@@ -231,7 +224,6 @@ pub unsafe extern "C" fn nc_put_att_int(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_long(
     ncid: c_int,
     varid: c_int,
@@ -244,7 +236,6 @@ pub unsafe extern "C" fn nc_put_att_long(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_float(
     ncid: c_int,
     varid: c_int,
@@ -257,7 +248,6 @@ pub unsafe extern "C" fn nc_put_att_float(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_double(
     ncid: c_int,
     varid: c_int,
@@ -270,7 +260,6 @@ pub unsafe extern "C" fn nc_put_att_double(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_ushort(
     ncid: c_int,
     varid: c_int,
@@ -283,7 +272,6 @@ pub unsafe extern "C" fn nc_put_att_ushort(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_uint(
     ncid: c_int,
     varid: c_int,
@@ -296,7 +284,6 @@ pub unsafe extern "C" fn nc_put_att_uint(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_longlong(
     ncid: c_int,
     varid: c_int,
@@ -309,7 +296,6 @@ pub unsafe extern "C" fn nc_put_att_longlong(
 }
 
 #[doc = doc_put!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -325,7 +311,6 @@ pub unsafe extern "C" fn nc_put_att_ulonglong(
 ///
 /// # Safety
 /// `name` must be a C string; `op` must hold `len` values of `xtype`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_att(
     ncid: c_int,
     varid: c_int,
@@ -338,13 +323,11 @@ pub unsafe extern "C" fn nc_put_att(
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_CHAR) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_string(
     ncid: c_int,
     varid: c_int,
@@ -355,13 +338,11 @@ pub unsafe extern "C" fn nc_get_att_string(
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_schar) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_BYTE) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_UBYTE) }
 }
@@ -370,55 +351,46 @@ pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *cons
 ///
 /// # Safety
 /// As [`nc_get_att_uchar`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
     unsafe { nc_get_att_uchar(ncid, varid, name, ip) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_short(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_short) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_SHORT) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_int(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_int) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_INT) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_long(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_long) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_LONG_MEMTYPE) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_float(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut f32) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_FLOAT) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_double(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut f64) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_DOUBLE) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ushort) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_USHORT) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uint) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip as *mut c_void, NC_UINT) }
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_longlong(
     ncid: c_int,
     varid: c_int,
@@ -429,7 +401,6 @@ pub unsafe extern "C" fn nc_get_att_longlong(
 }
 
 #[doc = doc_get!()]
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -444,7 +415,6 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(
 /// # Safety
 /// `name` must be a C string; `ip` NULL or room for every value (plus one
 /// byte for `_NCProperties` and `_Codecs`, as in [`nc_get_att_text`]).
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
     unsafe { get_att_to_c(ncid, varid, name, ip, NC_NAT) }
 }
@@ -453,7 +423,6 @@ pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_ch
 ///
 /// # Safety
 /// `name` must be a C string; the out-pointers NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_att(
     ncid: c_int,
     varid: c_int,
@@ -477,14 +446,12 @@ pub unsafe extern "C" fn nc_inq_att(
 
 /// # Safety
 /// As [`nc_inq_att`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut c_int) -> c_int {
     unsafe { nc_inq_att(ncid, varid, name, xtypep, std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// As [`nc_inq_att`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
     unsafe { nc_inq_att(ncid, varid, name, std::ptr::null_mut(), lenp) }
 }
@@ -494,7 +461,6 @@ pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c
 ///
 /// # Safety
 /// `name` must be a C string; `idp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -513,7 +479,6 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
 
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -526,7 +491,6 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
 
 /// # Safety
 /// `name` must be a C string.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -537,7 +501,6 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
 
 /// # Safety
 /// `name` and `newname` must be C strings.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_att(
     ncid: c_int,
     varid: c_int,
@@ -556,7 +519,6 @@ pub unsafe extern "C" fn nc_rename_att(
 ///
 /// # Safety
 /// `name` must be a C string.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_copy_att(
     ncid_in: c_int,
     varid_in: c_int,

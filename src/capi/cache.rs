@@ -10,6 +10,7 @@
 use std::ffi::c_int;
 
 use super::{guard, put};
+use crate::delegate::settings::Setting;
 use crate::error::NcError;
 use crate::io::cache::{CacheSettings, default_settings, set_default_settings};
 use crate::io::engine;
@@ -17,7 +18,11 @@ use crate::registry;
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: f32) -> c_int {
-    guard(|| set_default_settings(CacheSettings { size, nelems, preemption }))
+    guard(|| {
+        set_default_settings(CacheSettings { size, nelems, preemption })?;
+        Setting::ChunkCache { size, nelems, preemption }.tell_delegate();
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -35,7 +40,6 @@ pub unsafe extern "C" fn nc_get_chunk_cache(sizep: *mut usize, nelemsp: *mut usi
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_set_var_chunk_cache(
     ncid: c_int,
     varid: c_int,
@@ -52,7 +56,6 @@ pub extern "C" fn nc_set_var_chunk_cache(
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_chunk_cache(
     ncid: c_int,
     varid: c_int,
@@ -80,11 +83,10 @@ pub extern "C" fn nc_set_chunk_cache_ints(size: c_int, nelems: c_int, preemption
         if size <= 0 || nelems <= 0 || !(0..=100).contains(&preemption) {
             return Err(NcError::EINVAL);
         }
-        set_default_settings(CacheSettings {
-            size: size as usize,
-            nelems: nelems as usize,
-            preemption: preemption as f32 / 100.0,
-        })
+        let (size, nelems, preemption) = (size as usize, nelems as usize, preemption as f32 / 100.0);
+        set_default_settings(CacheSettings { size, nelems, preemption })?;
+        Setting::ChunkCache { size, nelems, preemption }.tell_delegate();
+        Ok(())
     })
 }
 
@@ -109,7 +111,6 @@ pub unsafe extern "C" fn nc_get_chunk_cache_ints(
 
 /// `nc_set_var_chunk_cache` for Fortran: size in MiB, preemption in
 /// percent; a negative argument keeps that setting's default.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_set_var_chunk_cache_ints(
     ncid: c_int,
     varid: c_int,
@@ -130,7 +131,6 @@ pub extern "C" fn nc_set_var_chunk_cache_ints(
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(
     ncid: c_int,
     varid: c_int,

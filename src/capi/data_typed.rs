@@ -19,167 +19,134 @@ use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_u
 use super::data::{Form, SlabArgs, get, put};
 use crate::types::*;
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_text(ncid: c_int, varid: c_int, op: *const c_char) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_CHAR) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_text(ncid: c_int, varid: c_int, ip: *mut c_char) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_CHAR) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_uchar(ncid: c_int, varid: c_int, op: *const c_uchar) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_uchar(ncid: c_int, varid: c_int, ip: *mut c_uchar) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_schar(ncid: c_int, varid: c_int, op: *const c_schar) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_BYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_schar(ncid: c_int, varid: c_int, ip: *mut c_schar) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_BYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_short(ncid: c_int, varid: c_int, op: *const c_short) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_SHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_short(ncid: c_int, varid: c_int, ip: *mut c_short) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_SHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_int(ncid: c_int, varid: c_int, op: *const c_int) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_INT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_int(ncid: c_int, varid: c_int, ip: *mut c_int) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_INT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_long(ncid: c_int, varid: c_int, op: *const c_long) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_LONG_MEMTYPE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_long(ncid: c_int, varid: c_int, ip: *mut c_long) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_LONG_MEMTYPE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_float(ncid: c_int, varid: c_int, op: *const f32) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_FLOAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_float(ncid: c_int, varid: c_int, ip: *mut f32) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_FLOAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_double(ncid: c_int, varid: c_int, op: *const f64) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_DOUBLE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_double(ncid: c_int, varid: c_int, ip: *mut f64) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_DOUBLE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_ushort(ncid: c_int, varid: c_int, op: *const c_ushort) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_USHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_ushort(ncid: c_int, varid: c_int, ip: *mut c_ushort) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_USHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_uint(ncid: c_int, varid: c_int, op: *const c_uint) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_UINT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_uint(ncid: c_int, varid: c_int, ip: *mut c_uint) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_UINT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_longlong(ncid: c_int, varid: c_int, op: *const c_longlong) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_INT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_longlong(ncid: c_int, varid: c_int, ip: *mut c_longlong) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_INT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_ulonglong(ncid: c_int, varid: c_int, op: *const c_ulonglong) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_UINT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_ulonglong(ncid: c_int, varid: c_int, ip: *mut c_ulonglong) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_UINT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_string(ncid: c_int, varid: c_int, op: *mut *const c_char) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_STRING) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_string(ncid: c_int, varid: c_int, ip: *mut *mut c_char) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_STRING) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var_ubyte(ncid: c_int, varid: c_int, op: *const c_uchar) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op as *const c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var_ubyte(ncid: c_int, varid: c_int, ip: *mut c_uchar) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip as *mut c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var(ncid: c_int, varid: c_int, op: *const c_void) -> c_int {
     unsafe { put(ncid, varid, Form::Var, SlabArgs::NONE, op, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var(ncid: c_int, varid: c_int, ip: *mut c_void) -> c_int {
     unsafe { get(ncid, varid, Form::Var, SlabArgs::NONE, ip, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_text(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_char) -> c_int {
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_CHAR) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_text(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_char) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_CHAR) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_uchar(
     ncid: c_int,
     varid: c_int,
@@ -189,12 +156,10 @@ pub unsafe extern "C" fn nc_put_var1_uchar(
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_uchar(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uchar) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_schar(
     ncid: c_int,
     varid: c_int,
@@ -204,12 +169,10 @@ pub unsafe extern "C" fn nc_put_var1_schar(
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_BYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_schar(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_schar) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_BYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_short(
     ncid: c_int,
     varid: c_int,
@@ -219,58 +182,48 @@ pub unsafe extern "C" fn nc_put_var1_short(
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_SHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_short(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_short) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_SHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_int(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_int) -> c_int {
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_INT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_int(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_int) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_INT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_long(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_long) -> c_int {
     unsafe {
         put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_LONG_MEMTYPE)
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_long(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_long) -> c_int {
     unsafe {
         get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_LONG_MEMTYPE)
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_float(ncid: c_int, varid: c_int, indexp: *const usize, op: *const f32) -> c_int {
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_FLOAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_float(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut f32) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_FLOAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, op: *const f64) -> c_int {
     unsafe {
         put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_DOUBLE)
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut f64) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_DOUBLE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_ushort(
     ncid: c_int,
     varid: c_int,
@@ -282,7 +235,6 @@ pub unsafe extern "C" fn nc_put_var1_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_ushort(
     ncid: c_int,
     varid: c_int,
@@ -292,17 +244,14 @@ pub unsafe extern "C" fn nc_get_var1_ushort(
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_USHORT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_uint(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uint) -> c_int {
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_UINT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_uint(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uint) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_UINT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_longlong(
     ncid: c_int,
     varid: c_int,
@@ -312,7 +261,6 @@ pub unsafe extern "C" fn nc_put_var1_longlong(
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_INT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_longlong(
     ncid: c_int,
     varid: c_int,
@@ -322,7 +270,6 @@ pub unsafe extern "C" fn nc_get_var1_longlong(
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_INT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -334,7 +281,6 @@ pub unsafe extern "C" fn nc_put_var1_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -344,7 +290,6 @@ pub unsafe extern "C" fn nc_get_var1_ulonglong(
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_UINT64) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_string(
     ncid: c_int,
     varid: c_int,
@@ -356,7 +301,6 @@ pub unsafe extern "C" fn nc_put_var1_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_string(
     ncid: c_int,
     varid: c_int,
@@ -366,7 +310,6 @@ pub unsafe extern "C" fn nc_get_var1_string(
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_STRING) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -376,22 +319,18 @@ pub unsafe extern "C" fn nc_put_var1_ubyte(
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op as *const c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1_ubyte(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uchar) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip as *mut c_void, NC_UBYTE) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_var1(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_void) -> c_int {
     unsafe { put(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, op, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_var1(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_void) -> c_int {
     unsafe { get(ncid, varid, Form::Var1, SlabArgs { start: indexp, ..SlabArgs::NONE }, ip, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_text(
     ncid: c_int,
     varid: c_int,
@@ -411,7 +350,6 @@ pub unsafe extern "C" fn nc_put_vara_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_text(
     ncid: c_int,
     varid: c_int,
@@ -431,7 +369,6 @@ pub unsafe extern "C" fn nc_get_vara_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_uchar(
     ncid: c_int,
     varid: c_int,
@@ -451,7 +388,6 @@ pub unsafe extern "C" fn nc_put_vara_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_uchar(
     ncid: c_int,
     varid: c_int,
@@ -471,7 +407,6 @@ pub unsafe extern "C" fn nc_get_vara_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_schar(
     ncid: c_int,
     varid: c_int,
@@ -491,7 +426,6 @@ pub unsafe extern "C" fn nc_put_vara_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_schar(
     ncid: c_int,
     varid: c_int,
@@ -511,7 +445,6 @@ pub unsafe extern "C" fn nc_get_vara_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_short(
     ncid: c_int,
     varid: c_int,
@@ -531,7 +464,6 @@ pub unsafe extern "C" fn nc_put_vara_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_short(
     ncid: c_int,
     varid: c_int,
@@ -551,7 +483,6 @@ pub unsafe extern "C" fn nc_get_vara_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_int(
     ncid: c_int,
     varid: c_int,
@@ -571,7 +502,6 @@ pub unsafe extern "C" fn nc_put_vara_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_int(
     ncid: c_int,
     varid: c_int,
@@ -591,7 +521,6 @@ pub unsafe extern "C" fn nc_get_vara_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_long(
     ncid: c_int,
     varid: c_int,
@@ -611,7 +540,6 @@ pub unsafe extern "C" fn nc_put_vara_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_long(
     ncid: c_int,
     varid: c_int,
@@ -631,7 +559,6 @@ pub unsafe extern "C" fn nc_get_vara_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_float(
     ncid: c_int,
     varid: c_int,
@@ -651,7 +578,6 @@ pub unsafe extern "C" fn nc_put_vara_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_float(
     ncid: c_int,
     varid: c_int,
@@ -671,7 +597,6 @@ pub unsafe extern "C" fn nc_get_vara_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_double(
     ncid: c_int,
     varid: c_int,
@@ -691,7 +616,6 @@ pub unsafe extern "C" fn nc_put_vara_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_double(
     ncid: c_int,
     varid: c_int,
@@ -711,7 +635,6 @@ pub unsafe extern "C" fn nc_get_vara_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_ushort(
     ncid: c_int,
     varid: c_int,
@@ -731,7 +654,6 @@ pub unsafe extern "C" fn nc_put_vara_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_ushort(
     ncid: c_int,
     varid: c_int,
@@ -751,7 +673,6 @@ pub unsafe extern "C" fn nc_get_vara_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_uint(
     ncid: c_int,
     varid: c_int,
@@ -771,7 +692,6 @@ pub unsafe extern "C" fn nc_put_vara_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_uint(
     ncid: c_int,
     varid: c_int,
@@ -791,7 +711,6 @@ pub unsafe extern "C" fn nc_get_vara_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_longlong(
     ncid: c_int,
     varid: c_int,
@@ -811,7 +730,6 @@ pub unsafe extern "C" fn nc_put_vara_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_longlong(
     ncid: c_int,
     varid: c_int,
@@ -831,7 +749,6 @@ pub unsafe extern "C" fn nc_get_vara_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -851,7 +768,6 @@ pub unsafe extern "C" fn nc_put_vara_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -871,7 +787,6 @@ pub unsafe extern "C" fn nc_get_vara_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_string(
     ncid: c_int,
     varid: c_int,
@@ -891,7 +806,6 @@ pub unsafe extern "C" fn nc_put_vara_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_string(
     ncid: c_int,
     varid: c_int,
@@ -911,7 +825,6 @@ pub unsafe extern "C" fn nc_get_vara_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -931,7 +844,6 @@ pub unsafe extern "C" fn nc_put_vara_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -951,7 +863,6 @@ pub unsafe extern "C" fn nc_get_vara_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vara(
     ncid: c_int,
     varid: c_int,
@@ -962,7 +873,6 @@ pub unsafe extern "C" fn nc_put_vara(
     unsafe { put(ncid, varid, Form::Vara, SlabArgs { start: startp, count: countp, ..SlabArgs::NONE }, op, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vara(
     ncid: c_int,
     varid: c_int,
@@ -973,7 +883,6 @@ pub unsafe extern "C" fn nc_get_vara(
     unsafe { get(ncid, varid, Form::Vara, SlabArgs { start: startp, count: countp, ..SlabArgs::NONE }, ip, NC_NAT) }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_text(
     ncid: c_int,
     varid: c_int,
@@ -994,7 +903,6 @@ pub unsafe extern "C" fn nc_put_vars_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_text(
     ncid: c_int,
     varid: c_int,
@@ -1015,7 +923,6 @@ pub unsafe extern "C" fn nc_get_vars_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_uchar(
     ncid: c_int,
     varid: c_int,
@@ -1036,7 +943,6 @@ pub unsafe extern "C" fn nc_put_vars_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_uchar(
     ncid: c_int,
     varid: c_int,
@@ -1057,7 +963,6 @@ pub unsafe extern "C" fn nc_get_vars_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_schar(
     ncid: c_int,
     varid: c_int,
@@ -1078,7 +983,6 @@ pub unsafe extern "C" fn nc_put_vars_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_schar(
     ncid: c_int,
     varid: c_int,
@@ -1099,7 +1003,6 @@ pub unsafe extern "C" fn nc_get_vars_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_short(
     ncid: c_int,
     varid: c_int,
@@ -1120,7 +1023,6 @@ pub unsafe extern "C" fn nc_put_vars_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_short(
     ncid: c_int,
     varid: c_int,
@@ -1141,7 +1043,6 @@ pub unsafe extern "C" fn nc_get_vars_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_int(
     ncid: c_int,
     varid: c_int,
@@ -1162,7 +1063,6 @@ pub unsafe extern "C" fn nc_put_vars_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_int(
     ncid: c_int,
     varid: c_int,
@@ -1183,7 +1083,6 @@ pub unsafe extern "C" fn nc_get_vars_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_long(
     ncid: c_int,
     varid: c_int,
@@ -1204,7 +1103,6 @@ pub unsafe extern "C" fn nc_put_vars_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_long(
     ncid: c_int,
     varid: c_int,
@@ -1225,7 +1123,6 @@ pub unsafe extern "C" fn nc_get_vars_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_float(
     ncid: c_int,
     varid: c_int,
@@ -1246,7 +1143,6 @@ pub unsafe extern "C" fn nc_put_vars_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_float(
     ncid: c_int,
     varid: c_int,
@@ -1267,7 +1163,6 @@ pub unsafe extern "C" fn nc_get_vars_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_double(
     ncid: c_int,
     varid: c_int,
@@ -1288,7 +1183,6 @@ pub unsafe extern "C" fn nc_put_vars_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_double(
     ncid: c_int,
     varid: c_int,
@@ -1309,7 +1203,6 @@ pub unsafe extern "C" fn nc_get_vars_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_ushort(
     ncid: c_int,
     varid: c_int,
@@ -1330,7 +1223,6 @@ pub unsafe extern "C" fn nc_put_vars_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_ushort(
     ncid: c_int,
     varid: c_int,
@@ -1351,7 +1243,6 @@ pub unsafe extern "C" fn nc_get_vars_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_uint(
     ncid: c_int,
     varid: c_int,
@@ -1372,7 +1263,6 @@ pub unsafe extern "C" fn nc_put_vars_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_uint(
     ncid: c_int,
     varid: c_int,
@@ -1393,7 +1283,6 @@ pub unsafe extern "C" fn nc_get_vars_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_longlong(
     ncid: c_int,
     varid: c_int,
@@ -1414,7 +1303,6 @@ pub unsafe extern "C" fn nc_put_vars_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_longlong(
     ncid: c_int,
     varid: c_int,
@@ -1435,7 +1323,6 @@ pub unsafe extern "C" fn nc_get_vars_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -1456,7 +1343,6 @@ pub unsafe extern "C" fn nc_put_vars_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -1477,7 +1363,6 @@ pub unsafe extern "C" fn nc_get_vars_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_string(
     ncid: c_int,
     varid: c_int,
@@ -1498,7 +1383,6 @@ pub unsafe extern "C" fn nc_put_vars_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_string(
     ncid: c_int,
     varid: c_int,
@@ -1519,7 +1403,6 @@ pub unsafe extern "C" fn nc_get_vars_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -1540,7 +1423,6 @@ pub unsafe extern "C" fn nc_put_vars_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -1561,7 +1443,6 @@ pub unsafe extern "C" fn nc_get_vars_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_vars(
     ncid: c_int,
     varid: c_int,
@@ -1582,7 +1463,6 @@ pub unsafe extern "C" fn nc_put_vars(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_vars(
     ncid: c_int,
     varid: c_int,
@@ -1603,7 +1483,6 @@ pub unsafe extern "C" fn nc_get_vars(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_text(
     ncid: c_int,
     varid: c_int,
@@ -1625,7 +1504,6 @@ pub unsafe extern "C" fn nc_put_varm_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_text(
     ncid: c_int,
     varid: c_int,
@@ -1647,7 +1525,6 @@ pub unsafe extern "C" fn nc_get_varm_text(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_uchar(
     ncid: c_int,
     varid: c_int,
@@ -1669,7 +1546,6 @@ pub unsafe extern "C" fn nc_put_varm_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_uchar(
     ncid: c_int,
     varid: c_int,
@@ -1691,7 +1567,6 @@ pub unsafe extern "C" fn nc_get_varm_uchar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_schar(
     ncid: c_int,
     varid: c_int,
@@ -1713,7 +1588,6 @@ pub unsafe extern "C" fn nc_put_varm_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_schar(
     ncid: c_int,
     varid: c_int,
@@ -1735,7 +1609,6 @@ pub unsafe extern "C" fn nc_get_varm_schar(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_short(
     ncid: c_int,
     varid: c_int,
@@ -1757,7 +1630,6 @@ pub unsafe extern "C" fn nc_put_varm_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_short(
     ncid: c_int,
     varid: c_int,
@@ -1779,7 +1651,6 @@ pub unsafe extern "C" fn nc_get_varm_short(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_int(
     ncid: c_int,
     varid: c_int,
@@ -1801,7 +1672,6 @@ pub unsafe extern "C" fn nc_put_varm_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_int(
     ncid: c_int,
     varid: c_int,
@@ -1823,7 +1693,6 @@ pub unsafe extern "C" fn nc_get_varm_int(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_long(
     ncid: c_int,
     varid: c_int,
@@ -1845,7 +1714,6 @@ pub unsafe extern "C" fn nc_put_varm_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_long(
     ncid: c_int,
     varid: c_int,
@@ -1867,7 +1735,6 @@ pub unsafe extern "C" fn nc_get_varm_long(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_float(
     ncid: c_int,
     varid: c_int,
@@ -1889,7 +1756,6 @@ pub unsafe extern "C" fn nc_put_varm_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_float(
     ncid: c_int,
     varid: c_int,
@@ -1911,7 +1777,6 @@ pub unsafe extern "C" fn nc_get_varm_float(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_double(
     ncid: c_int,
     varid: c_int,
@@ -1933,7 +1798,6 @@ pub unsafe extern "C" fn nc_put_varm_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_double(
     ncid: c_int,
     varid: c_int,
@@ -1955,7 +1819,6 @@ pub unsafe extern "C" fn nc_get_varm_double(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_ushort(
     ncid: c_int,
     varid: c_int,
@@ -1977,7 +1840,6 @@ pub unsafe extern "C" fn nc_put_varm_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_ushort(
     ncid: c_int,
     varid: c_int,
@@ -1999,7 +1861,6 @@ pub unsafe extern "C" fn nc_get_varm_ushort(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_uint(
     ncid: c_int,
     varid: c_int,
@@ -2021,7 +1882,6 @@ pub unsafe extern "C" fn nc_put_varm_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_uint(
     ncid: c_int,
     varid: c_int,
@@ -2043,7 +1903,6 @@ pub unsafe extern "C" fn nc_get_varm_uint(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_longlong(
     ncid: c_int,
     varid: c_int,
@@ -2065,7 +1924,6 @@ pub unsafe extern "C" fn nc_put_varm_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_longlong(
     ncid: c_int,
     varid: c_int,
@@ -2087,7 +1945,6 @@ pub unsafe extern "C" fn nc_get_varm_longlong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -2109,7 +1966,6 @@ pub unsafe extern "C" fn nc_put_varm_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_ulonglong(
     ncid: c_int,
     varid: c_int,
@@ -2131,7 +1987,6 @@ pub unsafe extern "C" fn nc_get_varm_ulonglong(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_string(
     ncid: c_int,
     varid: c_int,
@@ -2153,7 +2008,6 @@ pub unsafe extern "C" fn nc_put_varm_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_string(
     ncid: c_int,
     varid: c_int,
@@ -2175,7 +2029,6 @@ pub unsafe extern "C" fn nc_get_varm_string(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -2197,7 +2050,6 @@ pub unsafe extern "C" fn nc_put_varm_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm_ubyte(
     ncid: c_int,
     varid: c_int,
@@ -2219,7 +2071,6 @@ pub unsafe extern "C" fn nc_get_varm_ubyte(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_put_varm(
     ncid: c_int,
     varid: c_int,
@@ -2241,7 +2092,6 @@ pub unsafe extern "C" fn nc_put_varm(
     }
 }
 
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_get_varm(
     ncid: c_int,
     varid: c_int,

@@ -15,7 +15,6 @@ use crate::registry;
 
 /// # Safety
 /// `name` must be a C string; `idp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -31,7 +30,6 @@ pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize
 ///
 /// # Safety
 /// `name` must be a C string; `idp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -44,7 +42,6 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes; `lenp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
     guard(|| {
         // A filter plugin asking about a dimension of the variable being
@@ -69,21 +66,18 @@ pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char
 
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
     unsafe { nc_inq_dim(ncid, dimid, name, std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `lenp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
     unsafe { nc_inq_dim(ncid, dimid, std::ptr::null_mut(), lenp) }
 }
 
 /// # Safety
 /// `name` must be a C string.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -96,7 +90,6 @@ pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c
 ///
 /// # Safety
 /// `ndims` NULL or writable; `dimids` NULL or room for them all.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimids(
     ncid: c_int,
     ndims: *mut c_int,
@@ -122,7 +115,6 @@ pub unsafe extern "C" fn nc_inq_dimids(
 ///
 /// # Safety
 /// As [`nc_inq_dimids`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_dimids_f(ncid: c_int, ndims: *mut c_int, fdimids: *mut c_int, parent: c_int) -> c_int {
     let mut n: c_int = 0;
     let status = unsafe { nc_inq_dimids(ncid, &mut n, fdimids, parent) };

@@ -9,6 +9,7 @@
 
 use std::ffi::{c_char, c_int};
 
+use super::crossing::open_elsewhere;
 use super::{c_str, guard, put, put_name, put_slice};
 use crate::dataset::Dataset;
 use crate::error::{self, NcError, NcResult};
@@ -25,6 +26,11 @@ const NC_FORMATX_NCZARR: c_int = 10;
 /// `path` must be a C string; `ncidp` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
+    let elsewhere =
+        unsafe { open_elsewhere(path, cmode, true, ncidp, |t, id| t.nc_create.map(|f| f(path, cmode, id))) };
+    if let Some(status) = elsewhere {
+        return status;
+    }
     guard(|| {
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
         let ncid = registry::insert(Dataset::create(path, cmode)?)?;
@@ -61,6 +67,10 @@ pub(crate) fn check_id(ncid: c_int) -> NcResult<()> {
 /// `path` must be a C string; `ncidp` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
+    let elsewhere = unsafe { open_elsewhere(path, mode, false, ncidp, |t, id| t.nc_open.map(|f| f(path, mode, id))) };
+    if let Some(status) = elsewhere {
+        return status;
+    }
     guard(|| {
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
         let ncid = registry::insert(Dataset::open(path, mode)?)?;
@@ -123,6 +133,9 @@ pub unsafe extern "C" fn nc__open_mp(
 /// `path` must be a C string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
+    if let Some(status) = unsafe { super::crossing::delete_elsewhere(path) } {
+        return status;
+    }
     guard(|| {
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
         Dataset::delete(path)
@@ -139,14 +152,12 @@ pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, _basepe: c_int) -> c_
 }
 
 /// Classic-format multiprocessing: nothing to set, once the id is good.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_set_base_pe(ncid: c_int, _pe: c_int) -> c_int {
     guard(|| registry::check(ncid))
 }
 
 /// # Safety
 /// `pe` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
     guard(|| {
         registry::check(ncid)?;
@@ -156,33 +167,28 @@ pub unsafe extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
 }
 
 /// A debugging dump of the metadata; netcdf-c's NCZarr prints nothing.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
     guard(|| registry::check(ncid))
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
     guard(|| registry::remove(ncid, false, |ds| ds.close()))
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
     guard(|| registry::remove(ncid, true, |ds| ds.abort()))
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
     guard(|| registry::with(ncid, |ds, _| ds.model.redef()))
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
     guard(|| registry::with(ncid, |ds, _| ds.enddef()))
 }
 
 /// `nc_enddef` with netCDF-3 alignment hints, which NCZarr ignores.
-#[unsafe(no_mangle)]
+#[allow(non_snake_case, reason = "netcdf-c's name")]
 pub extern "C" fn nc__enddef(
     ncid: c_int,
     _h_minfree: usize,
@@ -193,7 +199,6 @@ pub extern "C" fn nc__enddef(
     nc_enddef(ncid)
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
     guard(|| registry::with(ncid, |ds, _| ds.sync()))
 }
@@ -202,7 +207,6 @@ pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
 ///
 /// # Safety
 /// `old_modep` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
     guard(|| {
         let old = registry::with(ncid, |ds, _| ds.model.set_fill(fillmode))?;
@@ -216,7 +220,6 @@ pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *m
 ///
 /// # Safety
 /// Every pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq(
     ncid: c_int,
     ndimsp: *mut c_int,
@@ -241,28 +244,24 @@ pub unsafe extern "C" fn nc_inq(
 
 /// # Safety
 /// `ndimsp` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
     unsafe { nc_inq(ncid, ndimsp, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `nvarsp` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
     unsafe { nc_inq(ncid, std::ptr::null_mut(), nvarsp, std::ptr::null_mut(), std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `nattsp` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
     unsafe { nc_inq(ncid, std::ptr::null_mut(), std::ptr::null_mut(), nattsp, std::ptr::null_mut()) }
 }
 
 /// # Safety
 /// `unlimdimidp` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
     unsafe { nc_inq(ncid, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), unlimdimidp) }
 }
@@ -271,7 +270,6 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 ///
 /// # Safety
 /// `nunlimdimsp` NULL or writable; `unlimdimidsp` NULL or room for them all.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -287,7 +285,6 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
 
 /// # Safety
 /// `formatp` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
@@ -300,7 +297,6 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 
 /// # Safety
 /// Both pointers must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
@@ -318,7 +314,6 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 ///
 /// # Safety
 /// `pathlen` NULL or writable; `path` NULL or room for the name plus NUL.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, _| {
@@ -386,7 +381,6 @@ pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
 ///
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes; `size` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
     guard(|| {
         // Like netcdf-c, atomic types are answered without looking at ncid.
@@ -406,7 +400,6 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_cha
 ///
 /// # Safety
 /// `ntypes` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, _typeids: *mut c_int) -> c_int {
     guard(|| {
         registry::check(ncid)?;

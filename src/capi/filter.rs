@@ -34,7 +34,6 @@ fn filter_params(ncid: c_int, varid: c_int, id: c_uint) -> NcResult<Option<Vec<c
 
 /// # Safety
 /// `params` must hold `nparams` values (may be NULL when `nparams` is 0).
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_filter(
     ncid: c_int,
     varid: c_int,
@@ -54,7 +53,6 @@ pub unsafe extern "C" fn nc_def_var_filter(
 ///
 /// # Safety
 /// `nfiltersp` NULL or writable; `ids` NULL or room for every filter.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_filter_ids(
     ncid: c_int,
     varid: c_int,
@@ -74,7 +72,6 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
 
 /// # Safety
 /// `nparamsp` NULL or writable; `params` NULL or room for every parameter.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_filter_info(
     ncid: c_int,
     varid: c_int,
@@ -96,7 +93,6 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
 ///
 /// # Safety
 /// Each pointer NULL or writable (`params`: room for every parameter).
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_filter(
     ncid: c_int,
     varid: c_int,
@@ -116,7 +112,6 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     guard(|| {
         registry::check(ncid)?;
@@ -125,7 +120,6 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
 }
 
 /// Shuffle (if asked) then deflate (if asked), as netcdf-c orders them.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_deflate(
     ncid: c_int,
     varid: c_int,
@@ -150,7 +144,6 @@ pub extern "C" fn nc_def_var_deflate(
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_deflate(
     ncid: c_int,
     varid: c_int,
@@ -170,7 +163,6 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
     guard(|| {
         if fletcher32 != 0 {
@@ -183,7 +175,6 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
 
 /// # Safety
 /// `fletcher32p` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
     guard(|| {
         let on = filter_params(ncid, varid, FLETCHER32)?.is_some();
@@ -193,14 +184,12 @@ pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletch
 }
 
 /// szip is not built in (it may come as a plugin): NC_ENOFILTER.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int, pixels_per_block: c_int) -> c_int {
     guard(|| def_filter(ncid, varid, SZIP, &[options_mask as c_uint, pixels_per_block as c_uint]))
 }
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_szip(
     ncid: c_int,
     varid: c_int,
@@ -217,7 +206,6 @@ pub unsafe extern "C" fn nc_inq_var_szip(
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
     guard(|| {
         if !(1..=9).contains(&level) {
@@ -246,7 +234,6 @@ unsafe fn inq_level(ncid: c_int, varid: c_int, id: c_uint, hasfilterp: *mut c_in
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_bzip2(
     ncid: c_int,
     varid: c_int,
@@ -256,7 +243,6 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     unsafe { inq_level(ncid, varid, BZIP2, hasfilterp, levelp) }
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
     guard(|| {
         if !(-131072..=22).contains(&level) {
@@ -268,7 +254,6 @@ pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) 
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_zstandard(
     ncid: c_int,
     varid: c_int,
@@ -280,7 +265,6 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
 
 /// blosc with an inner codec of blosclz, lz4, lz4hc, zlib or zstd (snappy
 /// is NC_ENOFILTER).
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_blosc(
     ncid: c_int,
     varid: c_int,
@@ -299,7 +283,6 @@ pub extern "C" fn nc_def_var_blosc(
 
 /// # Safety
 /// Each pointer must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_blosc(
     ncid: c_int,
     varid: c_int,

@@ -14,7 +14,6 @@ use crate::registry::{self, ncid_of};
 
 /// # Safety
 /// `name` must be a C string; `new_ncid` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(parent_ncid)?;
@@ -27,7 +26,6 @@ pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new
 
 /// # Safety
 /// `name` must be a C string.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         super::file::check_id(grpid)?;
@@ -40,7 +38,6 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 ///
 /// # Safety
 /// `numgrps` NULL or writable; `ncids` NULL or room for them all.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -58,7 +55,6 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
 ///
 /// # Safety
 /// `name` NULL or room for NC_MAX_NAME + 1 bytes.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -72,7 +68,6 @@ pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int
 ///
 /// # Safety
 /// `lenp` NULL or writable; `full_name` NULL or room for the path plus NUL.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -88,7 +83,6 @@ pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full
 
 /// # Safety
 /// `lenp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
     unsafe { nc_inq_grpname_full(ncid, lenp, std::ptr::null_mut()) }
 }
@@ -97,7 +91,6 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 ///
 /// # Safety
 /// `parent_ncid` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
     guard(|| {
         let parent = registry::with(ncid, |ds, grp| ds.model.groups[grp].parent.ok_or(NcError::ENOGRP))?;
@@ -110,7 +103,6 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 ///
 /// # Safety
 /// `name` must be NULL or a C string; `grp_ncid` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
         if name.is_null() {
@@ -130,7 +122,6 @@ pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid:
 ///
 /// # Safety
 /// As [`nc_inq_ncid`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     unsafe { nc_inq_ncid(ncid, grp_name, grp_ncid) }
 }
@@ -140,7 +131,6 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
 ///
 /// # Safety
 /// `full_name` must be a C string; `grp_ncid` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;

@@ -13,6 +13,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use super::crossing::open_elsewhere;
 use super::{c_str, guard};
 use crate::error::{NcError, NcResult};
 use crate::format::foreign::{MAGIC_NUMBER_LEN, is_netcdf_image};
@@ -44,8 +45,14 @@ pub unsafe extern "C" fn nc_open_mem(
     mode: c_int,
     size: usize,
     memory: *mut c_void,
-    _ncidp: *mut c_int,
+    ncidp: *mut c_int,
 ) -> c_int {
+    let elsewhere = unsafe {
+        open_elsewhere(path, mode, false, ncidp, |t, id| t.nc_open_mem.map(|f| f(path, mode, size, memory, id)))
+    };
+    if let Some(status) = elsewhere {
+        return status;
+    }
     guard(|| {
         if memory.is_null() || size < MAGIC_NUMBER_LEN || path.is_null() || mode & (NC_WRITE | NC_MMAP) != 0 {
             return Err(NcError::EINVAL);
@@ -64,8 +71,16 @@ pub unsafe extern "C" fn nc_open_memio(
     path: *const c_char,
     mode: c_int,
     info: *mut NcMemio,
-    _ncidp: *mut c_int,
+    ncidp: *mut c_int,
 ) -> c_int {
+    let elsewhere = unsafe {
+        open_elsewhere(path, mode, false, ncidp, |t, id| {
+            t.nc_open_memio.map(|f| f(path, mode, info as *mut c_void, id))
+        })
+    };
+    if let Some(status) = elsewhere {
+        return status;
+    }
     guard(|| {
         if path.is_null() || info.is_null() || mode & NC_MMAP != 0 {
             return Err(NcError::EINVAL);
@@ -88,9 +103,15 @@ pub unsafe extern "C" fn nc_open_memio(
 pub unsafe extern "C" fn nc_create_mem(
     path: *const c_char,
     mode: c_int,
-    _initialsize: usize,
-    _ncidp: *mut c_int,
+    initialsize: usize,
+    ncidp: *mut c_int,
 ) -> c_int {
+    let elsewhere = unsafe {
+        open_elsewhere(path, mode, true, ncidp, |t, id| t.nc_create_mem.map(|f| f(path, mode, initialsize, id)))
+    };
+    if let Some(status) = elsewhere {
+        return status;
+    }
     guard(|| {
         if mode & NC_MMAP != 0 {
             return Err(NcError::EINVAL);
@@ -106,7 +127,6 @@ pub unsafe extern "C" fn nc_create_mem(
 ///
 /// # Safety
 /// `info` is not used.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_close_memio(ncid: c_int, _info: *mut NcMemio) -> c_int {
     super::file::nc_close(ncid)
 }

@@ -17,6 +17,7 @@
 pub mod att;
 pub mod cache;
 pub mod cmem;
+pub mod crossing;
 pub mod data;
 pub mod data_typed;
 pub mod dim;
@@ -26,12 +27,25 @@ pub mod group;
 pub mod memio;
 pub mod parallel;
 pub mod quantize;
+pub mod route;
 pub mod settings;
 pub mod tools;
 pub mod udt;
 pub mod v2;
 pub mod var;
 pub mod variadic;
+
+/// The routed API, for code of ours that calls entry points (the v2 API,
+/// the auxiliary functions, copies): the same functions a program calls,
+/// so they work on datasets of either library.
+pub mod api {
+    pub use super::crossing::{
+        nc_abort, nc_close, nc_close_memio, nc_copy_att, nc_copy_var, nc_def_grp, nc_inq_grp_full_ncid,
+        nc_inq_grp_ncid, nc_inq_grp_parent, nc_inq_grps, nc_inq_ncid, nc_inq_type_equal,
+    };
+    pub use super::file::{nc_create, nc_delete, nc_open, nc_strerror};
+    pub use super::route::*;
+}
 
 use std::ffi::{CStr, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};

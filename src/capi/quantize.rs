@@ -7,7 +7,6 @@ use crate::error::NcError;
 use crate::model::NC_GLOBAL;
 use crate::registry;
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -21,7 +20,6 @@ pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: 
 
 /// # Safety
 /// `quantize_modep` and `nsdp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_quantize(
     ncid: c_int,
     varid: c_int,

@@ -14,6 +14,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
 use super::{c_str, guard, put};
+use crate::delegate::settings::Setting;
 use crate::error::NcError;
 
 const NC_FORMAT_CLASSIC: c_int = 1;
@@ -40,6 +41,7 @@ pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut 
             return Err(NcError::EINVAL);
         }
         DEFAULT_FORMAT.store(format, Ordering::Relaxed);
+        Setting::DefaultFormat(format).tell_delegate();
         Ok(())
     })
 }
@@ -52,7 +54,10 @@ static ALIGNMENT: AtomicU64 = AtomicU64::new(0);
 pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int {
     let packed = ((threshold as u32 as u64) << 32) | alignment as u32 as u64;
     ALIGNMENT.store(packed, Ordering::Relaxed);
-    0
+    guard(|| {
+        Setting::Alignment { threshold, alignment }.tell_delegate();
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -70,8 +75,11 @@ pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *m
 /// netcdf-c's debug logging level. Like a netcdf-c built without
 /// logging (Debian's), the call succeeds and changes nothing.
 #[unsafe(no_mangle)]
-pub extern "C" fn nc_set_log_level(_new_level: c_int) -> c_int {
-    0
+pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
+    guard(|| {
+        Setting::LogLevel(new_level).tell_delegate();
+        Ok(())
+    })
 }
 
 /// A user-defined format: netcdf-c's dispatch table pointer and magic
@@ -193,6 +201,8 @@ pub unsafe extern "C" fn nc_rc_set(key: *const c_char, value: *const c_char) -> 
     guard(|| {
         let key = unsafe { c_str(key, NcError::EINVAL) }?;
         let value = unsafe { c_str(value, NcError::EINVAL) }?;
-        crate::rc::set(key, value)
+        crate::rc::set(key, value)?;
+        Setting::Rc { key: key.to_string(), value: value.to_string() }.tell_delegate();
+        Ok(())
     })
 }

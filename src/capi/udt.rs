@@ -45,7 +45,6 @@ macro_rules! not_netcdf4 {
         ///
         /// # Safety
         /// No pointer argument is used.
-        #[unsafe(no_mangle)]
         #[allow(unused_variables)]
         pub unsafe extern "C" fn $name(ncid: c_int, $($arg: $ty),*) -> c_int {
             not_netcdf4(ncid)
@@ -60,7 +59,6 @@ macro_rules! no_such_user_type {
         ///
         /// # Safety
         /// No pointer argument is used.
-        #[unsafe(no_mangle)]
         #[allow(unused_variables)]
         pub unsafe extern "C" fn $name(ncid: c_int, $($arg: $ty),*) -> c_int {
             no_such_user_type(ncid)
@@ -119,7 +117,6 @@ const ATOMIC_NAMES: [&str; 13] =
 ///
 /// # Safety
 /// `name` must be a C string; `typeidp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut c_int) -> c_int {
     guard(|| {
         registry::check(ncid)?;
@@ -142,7 +139,6 @@ pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp
 ///
 /// # Safety
 /// `equal` must be NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type_equal(
     ncid1: c_int,
     typeid1: c_int,
@@ -239,7 +235,6 @@ fn owns_memory(ncid: c_int, xtype: c_int) -> NcResult<bool> {
 /// # Safety
 /// `memory` must be NULL or hold `count` values of `xtype`; string
 /// pointers must be NULL or malloc'ed.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: c_int, memory: *mut c_void, nelems: usize) -> c_int {
     guard(|| {
         let owns = owns_memory(ncid, xtypeid)?;
@@ -264,7 +259,6 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: c_int, memory: *m
 ///
 /// # Safety
 /// As [`nc_reclaim_data`]; `memory` must be NULL or malloc'ed.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: c_int, memory: *mut c_void, nelems: usize) -> c_int {
     // SAFETY: our contract includes nc_reclaim_data's.
     let status = unsafe { nc_reclaim_data(ncid, xtypeid, memory, nelems) };
@@ -281,7 +275,6 @@ pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: c_int, memory
 /// # Safety
 /// `memory` must hold `count` values of `xtype` and `copy` have room for
 /// them (either may be NULL when `count` is 0).
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_copy_data(
     ncid: c_int,
     xtypeid: c_int,
@@ -342,7 +335,6 @@ unsafe fn copy_data(ncid: c_int, xtype: c_int, memory: *const c_void, count: usi
 ///
 /// # Safety
 /// `memory` as for [`nc_copy_data`]; `copyp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_copy_data_all(
     ncid: c_int,
     xtypeid: c_int,

@@ -18,7 +18,6 @@ use crate::types::NC_STRING;
 /// # Safety
 /// `name` must be a C string, `dimidsp` hold `ndims` ids, `varidp` NULL or
 /// writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var(
     ncid: c_int,
     name: *const c_char,
@@ -43,7 +42,6 @@ pub unsafe extern "C" fn nc_def_var(
 
 /// # Safety
 /// `name` must be a C string; `varidp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -57,7 +55,6 @@ pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: 
 /// # Safety
 /// Every pointer must be NULL or writable (`name`: NC_MAX_NAME + 1 bytes,
 /// `dimidsp`: one int per dimension).
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var(
     ncid: c_int,
     varid: c_int,
@@ -96,7 +93,6 @@ pub unsafe extern "C" fn nc_inq_var(
 
 /// # Safety
 /// `name` NULL or NC_MAX_NAME + 1 bytes.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
     let null = std::ptr::null_mut();
     unsafe { nc_inq_var(ncid, varid, name, null, null, null, null) }
@@ -104,7 +100,6 @@ pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_
 
 /// # Safety
 /// `xtypep` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int {
     let null = std::ptr::null_mut();
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), xtypep, null, null, null) }
@@ -112,7 +107,6 @@ pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut 
 
 /// # Safety
 /// `ndimsp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
     let null = std::ptr::null_mut();
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, ndimsp, null, null) }
@@ -120,7 +114,6 @@ pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut
 
 /// # Safety
 /// `dimidsp` NULL or room for one int per dimension.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
     let null = std::ptr::null_mut();
     unsafe { nc_inq_var(ncid, varid, std::ptr::null_mut(), null, null, dimidsp, null) }
@@ -128,7 +121,6 @@ pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mu
 
 /// # Safety
 /// `nattsp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
     // As netcdf-c: NC_GLOBAL counts the group's attributes (nccopy asks).
     if varid == crate::model::NC_GLOBAL {
@@ -142,7 +134,6 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
 ///
 /// # Safety
 /// `nvars` NULL or writable; `varids` NULL or room for them all.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
     guard(|| {
         registry::with(ncid, |ds, grp| {
@@ -158,7 +149,6 @@ pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *
 
 /// # Safety
 /// `name` must be a C string.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
     guard(|| {
         super::file::check_id(ncid)?;
@@ -169,7 +159,6 @@ pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c
 
 /// # Safety
 /// `chunksizesp` NULL or one size per dimension.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_chunking(
     ncid: c_int,
     varid: c_int,
@@ -189,7 +178,6 @@ pub unsafe extern "C" fn nc_def_var_chunking(
 ///
 /// # Safety
 /// `chunksizesp` NULL or one int per dimension.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_chunking_ints(
     ncid: c_int,
     varid: c_int,
@@ -215,7 +203,6 @@ pub unsafe extern "C" fn nc_def_var_chunking_ints(
 ///
 /// # Safety
 /// `contiguousp` NULL or writable; `chunksizesp` NULL or one int per dimension.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_chunking_ints(
     ncid: c_int,
     varid: c_int,
@@ -241,7 +228,6 @@ pub unsafe extern "C" fn nc_inq_var_chunking_ints(
 ///
 /// # Safety
 /// `storagep` NULL or writable; `chunksizesp` NULL or one size per dimension.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_chunking(
     ncid: c_int,
     varid: c_int,
@@ -266,7 +252,6 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
 ///
 /// # Safety
 /// `fill_value` NULL or valid for one value of the variable's type.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_def_var_fill(
     ncid: c_int,
     varid: c_int,
@@ -290,7 +275,6 @@ pub unsafe extern "C" fn nc_def_var_fill(
 ///
 /// # Safety
 /// `no_fill` NULL or writable; `fill_valuep` NULL or room for one value.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_fill(
     ncid: c_int,
     varid: c_int,
@@ -318,14 +302,12 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
     guard(|| registry::with(ncid, |ds, grp| ds.model.def_var_endian(grp, varid, endian)))
 }
 
 /// # Safety
 /// `endianp` NULL or writable.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
     guard(|| {
         // A filter plugin asking about the variable being set up.
@@ -343,7 +325,6 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
 
 /// Copy a variable (definition, attributes and data) into another dataset,
 /// whose dimensions of the same names it uses, as netcdf-c's `nc_copy_var`.
-#[unsafe(no_mangle)]
 pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> c_int {
     guard(|| {
         let (name, xtype, dim_names, atts, shape) = registry::with(ncid_in, |ds, grp| {
@@ -391,7 +372,6 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
 ///
 /// # Safety
 /// As [`nc_inq_varids`].
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_varids_f(ncid: c_int, nvars: *mut c_int, fvarids: *mut c_int) -> c_int {
     let mut n: c_int = 0;
     let status = unsafe { nc_inq_varids(ncid, &mut n, fvarids) };

@@ -232,7 +232,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem: *mut c_uchar, decode: c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_reclaim_data(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
     // SAFETY: the same contract, passed on.
-    unsafe { crate::capi::udt::nc_reclaim_data(ncid, xtype, memory, count) }
+    unsafe { crate::capi::api::nc_reclaim_data(ncid, xtype, memory, count) }
 }
 
 /// `ncaux_reclaim_data_all`: as `nc_reclaim_data_all`.
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn ncaux_reclaim_data(ncid: c_int, xtype: c_int, memory: *
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_reclaim_data_all(ncid: c_int, xtype: c_int, memory: *mut c_void, count: usize) -> c_int {
     // SAFETY: the same contract, passed on.
-    unsafe { crate::capi::udt::nc_reclaim_data_all(ncid, xtype, memory, count) }
+    unsafe { crate::capi::api::nc_reclaim_data_all(ncid, xtype, memory, count) }
 }
 
 /// The C alignment of values of a type: atomic types by their class;
@@ -254,8 +254,11 @@ pub unsafe extern "C" fn ncaux_reclaim_data_all(ncid: c_int, xtype: c_int, memor
 pub unsafe extern "C" fn ncaux_type_alignment(xtype: c_int, ncid: c_int, alignp: *mut usize) -> c_int {
     guard(|| {
         if xtype > crate::types::NC_STRING {
-            crate::registry::check(ncid)?;
-            return Err(NcError::EBADTYPE);
+            // A user-defined type: the dataset's library checks the id
+            // (NCZarr has none: NC_EBADTYPE).
+            // SAFETY: NULL out-pointers, which nc_inq_type allows.
+            let s = unsafe { crate::capi::api::nc_inq_type(ncid, xtype, std::ptr::null_mut(), std::ptr::null_mut()) };
+            return Err(if s == 0 { NcError::EBADTYPE } else { NcError(s) });
         }
         let align = alignment::class_alignment_of(xtype)?;
         // SAFETY: `alignp` is NULL or writable, as the caller promises.
@@ -388,7 +391,7 @@ pub unsafe extern "C" fn ncaux_end_compound(tag: *mut c_void, xtypeid: *mut c_in
     // SAFETY: a tag made by ncaux_begin_compound and not yet aborted.
     let ncid = unsafe { (*(tag as *const CompoundTag)).ncid };
     // SAFETY: nc_def_compound uses none of its pointer arguments.
-    unsafe { crate::capi::udt::nc_def_compound(ncid, 0, std::ptr::null(), xtypeid) }
+    unsafe { crate::capi::api::nc_def_compound(ncid, 0, std::ptr::null(), xtypeid) }
 }
 
 /// Free a tag.

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{c_text, check, ncid_message, v2_call};
-use crate::capi::att::{nc_copy_att, nc_del_att, nc_get_att, nc_inq_att, nc_inq_attname, nc_put_att, nc_rename_att};
+use crate::capi::api::{nc_copy_att, nc_del_att, nc_get_att, nc_inq_att, nc_inq_attname, nc_put_att, nc_rename_att};
 use crate::capi::put;
 
 /// Returns 0. A negative `len` reaches nc_put_att sign-extended to a huge

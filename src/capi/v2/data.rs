@@ -6,11 +6,11 @@ use std::ffi::{c_int, c_long, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{check, ncid_message, nctypelen, v2_call};
-use crate::capi::data_typed::{
+use crate::capi::api::{
     nc_get_var1, nc_get_vara, nc_get_varm, nc_get_vars, nc_put_var1, nc_put_vara, nc_put_varm, nc_put_vars,
 };
+use crate::capi::api::{nc_inq_varndims, nc_inq_vartype};
 use crate::capi::read_array;
-use crate::capi::var::{nc_inq_varndims, nc_inq_vartype};
 use crate::error::code::NC_EINTERNAL;
 
 // v2 index, start, count and stride arrays are C longs. On the LP64

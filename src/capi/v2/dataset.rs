@@ -3,10 +3,10 @@
 use std::ffi::{c_char, c_int, c_long};
 
 use super::{c_text, check, ncid_message, v2_call};
-use crate::capi::dim::{nc_def_dim, nc_inq_dim, nc_inq_dimid, nc_rename_dim};
-use crate::capi::file::{nc_abort, nc_close, nc_create, nc_enddef, nc_inq, nc_open, nc_redef, nc_set_fill, nc_sync};
+use crate::capi::api::{nc_abort, nc_close, nc_create, nc_enddef, nc_inq, nc_open, nc_redef, nc_set_fill, nc_sync};
+use crate::capi::api::{nc_def_dim, nc_inq_dim, nc_inq_dimid, nc_rename_dim};
+use crate::capi::api::{nc_def_var, nc_inq_var, nc_inq_varid, nc_rename_var};
 use crate::capi::put;
-use crate::capi::var::{nc_def_var, nc_inq_var, nc_inq_varid, nc_rename_var};
 use crate::error::code::NC_EDIMSIZE;
 
 /// The message nccreate and ncopen report: `filename "<path>"`.

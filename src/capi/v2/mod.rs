@@ -19,7 +19,7 @@ mod records;
 use std::ffi::{CStr, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::capi::file::nc_strerror;
+use crate::capi::api::nc_strerror;
 use crate::error::code::{NC_EINTERNAL, NC_NOERR, NC_SYSERR};
 use crate::types::type_size;
 

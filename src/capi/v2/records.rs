@@ -7,10 +7,10 @@
 use std::ffi::{c_int, c_long, c_void};
 
 use super::{check, ncid_message, nctypelen, v2_call};
-use crate::capi::data_typed::{nc_get_vara, nc_put_vara};
-use crate::capi::dim::nc_inq_dimlen;
-use crate::capi::file::{nc_inq_nvars, nc_inq_unlimdim};
-use crate::capi::var::{nc_inq_vardimid, nc_inq_varndims, nc_inq_vartype};
+use crate::capi::api::nc_inq_dimlen;
+use crate::capi::api::{nc_get_vara, nc_put_vara};
+use crate::capi::api::{nc_inq_nvars, nc_inq_unlimdim};
+use crate::capi::api::{nc_inq_vardimid, nc_inq_varndims, nc_inq_vartype};
 use crate::capi::{put, put_slice};
 use crate::error::code::NC_EINVAL;
 

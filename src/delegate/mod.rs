@@ -1,0 +1,167 @@
+//! The delegate: an installed netcdf-c, loaded beside us on the first
+//! dataset that is not Zarr (`.nc` files of every netcdf-c format, DAP
+//! URLs, in-memory datasets), which then serves every call about that
+//! dataset. It is a sibling of the NCZarr engine: the registry records
+//! which of the two serves an ncid, and the generated router
+//! (src/capi/route.rs) sends each call there.
+//!
+//! netcdf-c is not thread-safe, so calls into it are serialised by one
+//! lock, taken inside the call gate (so never held across a `fork`), and
+//! re-entrant (a delegate call that comes back into our entry points on
+//! the same thread does not wait for itself).
+
+mod loader;
+mod table;
+
+use std::cell::Cell;
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+pub use loader::ENV;
+pub use table::Table;
+
+use crate::error::{NcError, NcResult};
+use crate::gate;
+use crate::zmap::trace;
+
+/// NC_ENOTBUILT: what a call the delegate lacks answers.
+const ENOTBUILT: c_int = -128;
+
+/// The loaded netcdf-c.
+pub struct Delegate {
+    pub table: Table,
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    handle: loader::Handle,
+}
+
+/// Where the search stands: done at most once per process.
+enum State {
+    NotTried,
+    Missing(String),
+    Loaded(&'static Delegate),
+}
+
+static STATE: Mutex<State> = Mutex::new(State::NotTried);
+/// Serialises calls into the delegate (see the module's comment).
+static CALLS: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    /// This thread holds [`CALLS`] (a plain `Cell`: no destructor).
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The delegate, loading it on first use; NC_ENOTBUILT, with the reason
+/// in the log and trace, when there is none.
+pub fn get() -> NcResult<&'static Delegate> {
+    let _inside = gate::enter();
+    let mut state = STATE.lock().map_err(|_| NcError::EINTERNAL)?;
+    if let State::NotTried = *state {
+        *state = match loader::load() {
+            Ok((handle, path)) => {
+                let table = Table::load(&handle);
+                let delegate: &'static Delegate = Box::leak(Box::new(Delegate { table, path, handle }));
+                trace::log(1, format_args!("netcdf-c for other formats: {}", delegate.path.display()));
+                settings::replay(delegate);
+                State::Loaded(delegate)
+            }
+            Err(why) => {
+                // Said once, on the log channel (nclog: NCLOGGING, or
+                // `ncdump -L`), as nc_strerror cannot carry it.
+                let message = format!("no netcdf-c to serve datasets that are not Zarr: {why}");
+                if let Some(line) = crate::compat::nclog::log_line(crate::compat::nclog::NCLOGWARN, message.as_bytes())
+                {
+                    eprint!("{}", String::from_utf8_lossy(&line));
+                }
+                State::Missing(why)
+            }
+        };
+    }
+    match &*state {
+        State::Loaded(d) => Ok(d),
+        State::Missing(why) => {
+            trace::log(1, format_args!("no netcdf-c to serve this dataset: {why}"));
+            Err(NcError::ENOTBUILT)
+        }
+        State::NotTried => Err(NcError::EINTERNAL),
+    }
+}
+
+/// The delegate if it is loaded; never loads it.
+pub fn loaded() -> Option<&'static Delegate> {
+    let _inside = gate::enter();
+    match &*STATE.lock().ok()? {
+        State::Loaded(d) => Some(d),
+        _ => None,
+    }
+}
+
+impl Delegate {
+    /// Run `f` on the delegate's functions, inside the gate and the
+    /// delegate's lock; a function it lacks (`None`) is NC_ENOTBUILT.
+    pub fn call(&self, f: impl FnOnce(&Table) -> Option<c_int>) -> c_int {
+        self.with(|t| f(t).unwrap_or(ENOTBUILT))
+    }
+
+    /// Run `f` inside the gate and the delegate's lock.
+    pub fn with<R>(&self, f: impl FnOnce(&Table) -> R) -> R {
+        let _inside = gate::enter();
+        if HOLDING.get() {
+            return f(&self.table);
+        }
+        // A poisoned lock only means a panic on our side of a call; the
+        // lock guards no data of ours.
+        let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+        HOLDING.set(true);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.table)));
+        HOLDING.set(false);
+        match result {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// The delegate's `nc_inq_libvers`.
+    pub fn version(&self) -> String {
+        // SAFETY: nc_inq_libvers takes nothing and returns a static string.
+        let text = self.with(|t| t.nc_inq_libvers.map(|f| c_text(unsafe { f() })));
+        text.unwrap_or_default()
+    }
+
+    /// A symbol of the delegate or of a library it depends on (HDF5's).
+    pub fn symbol(&self, name: &CStr) -> *mut c_void {
+        self.handle.symbol(name)
+    }
+}
+
+/// Copy a C string the delegate returned (NULL is "").
+fn c_text(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: netcdf-c returns NUL-terminated static strings.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+pub mod settings;
+
+/// Mode flags only netcdf-c's own formats honour (user formats, diskless
+/// and in-memory files, the classic variants).
+const NETCDF_C_FLAGS: c_int = 0x0040 | 0x0080 | 0x0008 | 0x8000 | 0x0010 | 0x0200 | 0x0020;
+
+/// Does the delegate serve the dataset named `path`? Names that are not
+/// Zarr: plain paths to files (every format netcdf-c detects), plain
+/// paths given to create (netcdf-c creates a classic or netCDF-4 file
+/// there), and URLs with no Zarr mode (DAP, `file://` without a mode),
+/// which our parser reports as not built. Directories and Zarr URLs are
+/// ours.
+pub fn claims(path: &str, mode: c_int, creating: bool) -> bool {
+    match crate::url::parse(path) {
+        Ok(url) if url.bare_path => {
+            creating || mode & NETCDF_C_FLAGS != 0 || std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        }
+        Ok(_) => false,
+        Err(e) => e == NcError::ENOTBUILT,
+    }
+}
