@@ -44,6 +44,17 @@ fn check(s: c_int) -> NcResult<()> {
 
 // ---- opening by name ------------------------------------------------------
 
+/// What an open-like call does with its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum How {
+    /// Opens what is there.
+    Open,
+    /// Creates it (a plain path is a netcdf-c file).
+    Create,
+    /// Names a dataset in memory (the name is only a name).
+    InMemory,
+}
+
 /// Open or create `path` in the delegate if it serves such names: None
 /// when the name is ours (or no delegate is installed, so ours answers as
 /// it always has), else the call's status, with our ncid in `ncidp`.
@@ -54,14 +65,14 @@ fn check(s: c_int) -> NcResult<()> {
 pub(crate) unsafe fn open_elsewhere(
     path: *const c_char,
     mode: c_int,
-    creating: bool,
+    how: How,
     ncidp: *mut c_int,
     call: impl FnOnce(&Table, *mut c_int) -> Option<c_int>,
 ) -> Option<c_int> {
     let _inside = crate::gate::enter();
     // SAFETY: the caller's C string, or NULL (then not ours to route).
     let name = unsafe { c_str(path, NcError::EINVAL) }.ok()?;
-    if !delegate::claims(name, mode, creating) {
+    if !delegate::claims(name, mode, how != How::Open) {
         return None;
     }
     let lib = delegate::get().ok()?;
@@ -69,12 +80,7 @@ pub(crate) unsafe fn open_elsewhere(
     let s = lib.call(|t| call(t, &mut theirs));
     trace::log(
         1,
-        format_args!(
-            "{} {name}: netcdf-c {} ({}), status {s}",
-            if creating { "create" } else { "open" },
-            lib.version(),
-            lib.path.display()
-        ),
+        format_args!("{how:?} {name}: served by netcdf-c {} ({}), status {s}", lib.version(), lib.path.display()),
     );
     if s != NC_NOERR {
         return Some(s);
@@ -318,8 +324,8 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
 
 /// Copy a variable between datasets of different libraries, as netcdf-c's
 /// `nc_copy_var` does: its dimensions must exist in the output under the
-/// same names; it is defined there with its attributes, then its values
-/// copied (whole, through memory).
+/// same names; it is defined there with its attributes, the output leaves
+/// define mode, then the values are copied (whole, through memory).
 fn copy_var_across(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> NcResult<()> {
     let mut name = [0 as c_char; NC_MAX_NAME + 1];
     let (mut xtype, mut ndims, mut natts) = (0, 0, 0);
@@ -347,6 +353,10 @@ fn copy_var_across(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> NcResult<()
         check(unsafe { api::nc_inq_attname(ncid_in, varid, a, att_name.as_mut_ptr()) })?;
         check(unsafe { nc_copy_att(ncid_in, varid, att_name.as_ptr(), ncid_out, varid_out) })?;
     }
+    // As netcdf-c does, whatever they answer: the output leaves define
+    // mode (a classic file cannot take data in it).
+    api::nc_enddef(ncid_out);
+    api::nc_sync(ncid_out);
     let nelems = shape.iter().try_fold(1usize, |p, &n| p.checked_mul(n)).ok_or(NcError::ENOMEM)?;
     if nelems == 0 {
         return Ok(());

@@ -9,7 +9,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::crossing::open_elsewhere;
+use super::crossing::{How, open_elsewhere};
 use super::{c_str, guard, put, put_name, put_slice};
 use crate::dataset::Dataset;
 use crate::error::{self, NcError, NcResult};
@@ -27,7 +27,7 @@ const NC_FORMATX_NCZARR: c_int = 10;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
     let elsewhere =
-        unsafe { open_elsewhere(path, cmode, true, ncidp, |t, id| t.nc_create.map(|f| f(path, cmode, id))) };
+        unsafe { open_elsewhere(path, cmode, How::Create, ncidp, |t, id| t.nc_create.map(|f| f(path, cmode, id))) };
     if let Some(status) = elsewhere {
         return status;
     }
@@ -67,7 +67,8 @@ pub(crate) fn check_id(ncid: c_int) -> NcResult<()> {
 /// `path` must be a C string; `ncidp` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
-    let elsewhere = unsafe { open_elsewhere(path, mode, false, ncidp, |t, id| t.nc_open.map(|f| f(path, mode, id))) };
+    let elsewhere =
+        unsafe { open_elsewhere(path, mode, How::Open, ncidp, |t, id| t.nc_open.map(|f| f(path, mode, id))) };
     if let Some(status) = elsewhere {
         return status;
     }

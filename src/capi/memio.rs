@@ -13,7 +13,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::crossing::open_elsewhere;
+use super::crossing::{How, open_elsewhere};
 use super::{c_str, guard};
 use crate::error::{NcError, NcResult};
 use crate::format::foreign::{MAGIC_NUMBER_LEN, is_netcdf_image};
@@ -48,7 +48,7 @@ pub unsafe extern "C" fn nc_open_mem(
     ncidp: *mut c_int,
 ) -> c_int {
     let elsewhere = unsafe {
-        open_elsewhere(path, mode, false, ncidp, |t, id| t.nc_open_mem.map(|f| f(path, mode, size, memory, id)))
+        open_elsewhere(path, mode, How::InMemory, ncidp, |t, id| t.nc_open_mem.map(|f| f(path, mode, size, memory, id)))
     };
     if let Some(status) = elsewhere {
         return status;
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn nc_open_memio(
     ncidp: *mut c_int,
 ) -> c_int {
     let elsewhere = unsafe {
-        open_elsewhere(path, mode, false, ncidp, |t, id| {
+        open_elsewhere(path, mode, How::InMemory, ncidp, |t, id| {
             t.nc_open_memio.map(|f| f(path, mode, info as *mut c_void, id))
         })
     };
@@ -107,7 +107,9 @@ pub unsafe extern "C" fn nc_create_mem(
     ncidp: *mut c_int,
 ) -> c_int {
     let elsewhere = unsafe {
-        open_elsewhere(path, mode, true, ncidp, |t, id| t.nc_create_mem.map(|f| f(path, mode, initialsize, id)))
+        open_elsewhere(path, mode, How::InMemory, ncidp, |t, id| {
+            t.nc_create_mem.map(|f| f(path, mode, initialsize, id))
+        })
     };
     if let Some(status) = elsewhere {
         return status;

@@ -24,6 +24,7 @@ pub mod dim;
 pub mod file;
 pub mod filter;
 pub mod group;
+pub mod hdf5;
 pub mod memio;
 pub mod parallel;
 pub mod quantize;

@@ -34,7 +34,13 @@ pub struct Delegate {
     /// The file it was loaded from.
     pub path: PathBuf,
     handle: loader::Handle,
+    /// HDF5's `H5Eset_auto2`, when the delegate has HDF5 (see
+    /// [`Delegate::with`]).
+    hdf5_set_auto: Option<SetAuto>,
 }
+
+/// `herr_t H5Eset_auto2(hid_t estack, H5E_auto2_t func, void *data)`.
+type SetAuto = unsafe extern "C" fn(i64, *const c_void, *mut c_void) -> c_int;
 
 /// Where the search stands: done at most once per process.
 enum State {
@@ -50,6 +56,8 @@ static CALLS: Mutex<()> = Mutex::new(());
 thread_local! {
     /// This thread holds [`CALLS`] (a plain `Cell`: no destructor).
     static HOLDING: Cell<bool> = const { Cell::new(false) };
+    /// HDF5's error printing is off on this thread.
+    static HDF5_QUIET: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The delegate, loading it on first use; NC_ENOTBUILT, with the reason
@@ -61,7 +69,8 @@ pub fn get() -> NcResult<&'static Delegate> {
         *state = match loader::load() {
             Ok((handle, path)) => {
                 let table = Table::load(&handle);
-                let delegate: &'static Delegate = Box::leak(Box::new(Delegate { table, path, handle }));
+                let hdf5_set_auto = handle.function(c"H5Eset_auto2");
+                let delegate: &'static Delegate = Box::leak(Box::new(Delegate { table, path, handle, hdf5_set_auto }));
                 trace::log(1, format_args!("netcdf-c for other formats: {}", delegate.path.display()));
                 settings::replay(delegate);
                 State::Loaded(delegate)
@@ -114,6 +123,16 @@ impl Delegate {
         // lock guards no data of ours.
         let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
         HOLDING.set(true);
+        // netcdf-c turns HDF5's error printing off when it starts, but a
+        // thread-safe HDF5 keeps that setting per thread: without this,
+        // calls from the program's other threads print HDF5's error stack
+        // for every attribute netcdf-c probes for.
+        if let Some(set_auto) = self.hdf5_set_auto
+            && !HDF5_QUIET.replace(true)
+        {
+            // SAFETY: HDF5's prototype; H5E_DEFAULT (0) and no handler.
+            unsafe { set_auto(0, std::ptr::null(), std::ptr::null_mut()) };
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.table)));
         HOLDING.set(false);
         match result {
@@ -155,7 +174,8 @@ const NETCDF_C_FLAGS: c_int = 0x0040 | 0x0080 | 0x0008 | 0x8000 | 0x0010 | 0x020
 /// paths given to create (netcdf-c creates a classic or netCDF-4 file
 /// there), and URLs with no Zarr mode (DAP, `file://` without a mode),
 /// which our parser reports as not built. Directories and Zarr URLs are
-/// ours.
+/// ours. A dataset in memory is named as if created (the name is only a
+/// name).
 pub fn claims(path: &str, mode: c_int, creating: bool) -> bool {
     match crate::url::parse(path) {
         Ok(url) if url.bare_path => {
@@ -164,4 +184,16 @@ pub fn claims(path: &str, mode: c_int, creating: bool) -> bool {
         Ok(_) => false,
         Err(e) => e == NcError::ENOTBUILT,
     }
+}
+
+/// The version of the HDF5 library the delegate uses, loading the
+/// delegate if need be; None without one (or one built without HDF5).
+pub fn hdf5_version() -> Option<(u32, u32, u32)> {
+    type GetVersion = unsafe extern "C" fn(*mut u32, *mut u32, *mut u32) -> c_int;
+    let d = get().ok()?;
+    let f: GetVersion = d.handle.function(c"H5get_libversion")?;
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: HDF5's prototype; three writable unsigneds.
+    let status = d.with(|_| unsafe { f(&mut a, &mut b, &mut c) });
+    (status >= 0).then_some((a, b, c))
 }
