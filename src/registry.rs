@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::dataset::{Dataset, lock};
+use crate::delegate::remote::Remote;
 use crate::error::{NcError, NcResult};
 use crate::gate;
 
@@ -31,8 +32,9 @@ pub type Shared = Arc<Mutex<Dataset>>;
 /// Who serves an open dataset.
 enum Entry {
     Ours(Shared),
-    /// The delegate, under its own root ncid.
-    Theirs(i32),
+    /// The delegate, under its own root ncid; a file on S3 or a web server
+    /// also keeps where it came from (and the image the delegate reads).
+    Theirs(i32, Option<Box<Remote>>),
 }
 
 static OPEN: Mutex<BTreeMap<i32, Entry>> = Mutex::new(BTreeMap::new());
@@ -59,24 +61,31 @@ pub fn insert(mut ds: Dataset) -> NcResult<i32> {
     Ok(slot << GROUP_BITS)
 }
 
-/// Register a dataset the delegate opened under its root ncid `theirs`;
-/// return our ncid for it.
-pub fn insert_theirs(theirs: i32) -> NcResult<i32> {
+/// Register a dataset the delegate opened under its root ncid `theirs`
+/// (from `remote`, for a file on S3 or a web server); return our ncid.
+pub fn insert_theirs(theirs: i32, remote: Option<Remote>) -> NcResult<i32> {
     let inside = gate::enter();
     let mut t = table(&inside)?;
     let slot = free_slot(&t)?;
-    t.insert(slot, Entry::Theirs(theirs & !GROUP_MASK));
+    t.insert(slot, Entry::Theirs(theirs & !GROUP_MASK, remote.map(Box::new)));
     THEIRS_OPEN.fetch_add(1, SeqCst);
     Ok(slot << GROUP_BITS)
 }
 
-/// Forget a dataset the delegate closed.
-pub fn forget_theirs(ncid: i32) {
+/// Forget a dataset the delegate closed, giving back its remote file.
+pub fn forget_theirs(ncid: i32) -> Option<Box<Remote>> {
     let inside = gate::enter();
-    if let Ok(mut t) = table(&inside)
-        && let Some(Entry::Theirs(_)) = t.remove(&(ncid >> GROUP_BITS))
-    {
-        THEIRS_OPEN.fetch_sub(1, SeqCst);
+    let mut t = table(&inside).ok()?;
+    match t.remove(&(ncid >> GROUP_BITS)) {
+        Some(Entry::Theirs(_, remote)) => {
+            THEIRS_OPEN.fetch_sub(1, SeqCst);
+            remote
+        }
+        Some(ours) => {
+            t.insert(ncid >> GROUP_BITS, ours);
+            None
+        }
+        None => None,
     }
 }
 
@@ -96,6 +105,8 @@ pub struct Delegated {
     pub ncid: i32,
     /// Ours for the dataset's root group.
     pub our_root: i32,
+    /// A remote file whose final image is uploaded at close.
+    pub write_back: bool,
 }
 
 impl Delegated {
@@ -118,9 +129,12 @@ pub fn route(ncid: i32) -> Route {
     let inside = gate::enter();
     let Ok(t) = table(&inside) else { return Route::Ours };
     match (t.get(&(ncid >> GROUP_BITS)), crate::delegate::loaded()) {
-        (Some(Entry::Theirs(root)), Some(lib)) => {
-            Route::Theirs(Delegated { lib, ncid: root | (ncid & GROUP_MASK), our_root: ncid & !GROUP_MASK })
-        }
+        (Some(Entry::Theirs(root, remote)), Some(lib)) => Route::Theirs(Delegated {
+            lib,
+            ncid: root | (ncid & GROUP_MASK),
+            our_root: ncid & !GROUP_MASK,
+            write_back: remote.as_ref().is_some_and(|r| r.write_back),
+        }),
         _ => Route::Ours,
     }
 }
@@ -141,7 +155,7 @@ fn lookup(inside: &gate::Inside, ncid: i32) -> NcResult<(Shared, usize)> {
         Some(Entry::Ours(ds)) => Ok((Arc::clone(ds), (ncid & GROUP_MASK) as usize)),
         // Reached only by calls not routed (an internal one that should
         // have gone through src/capi/route.rs).
-        Some(Entry::Theirs(_)) | None => Err(NcError::EBADID),
+        Some(Entry::Theirs(..)) | None => Err(NcError::EBADID),
     }
 }
 

@@ -257,6 +257,64 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
     Ok(DatasetUrl { storage, mode, params, bare_path: !is_url && fragment.is_none() })
 }
 
+/// A netCDF file (classic or HDF5, not a Zarr store) named by an S3 or
+/// web URL, which the delegate reads and writes through memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteFile {
+    /// `Storage::S3` or `Storage::Http`; its `root` is the object's key
+    /// (for `Http`, below the URL's first segment).
+    pub storage: Storage,
+    /// Every other fragment key (lower-cased) with its value.
+    pub params: Vec<(String, String)>,
+}
+
+/// Endings of netCDF file names: an S3 URL that names no format and ends
+/// so is a file, not a store.
+const NETCDF_FILE_SUFFIXES: &[&str] = &[".nc", ".nc3", ".nc4", ".cdf", ".h5", ".hdf5", ".he5"];
+
+/// Does `name` designate a netCDF file on S3 or a web server? Yes for
+/// netcdf-c's byte-range spelling (`https://host/x.nc#mode=bytes`, with
+/// `,s3` for S3 servers, and any S3 URL form with `mode=bytes`), and for
+/// an S3 URL naming no format whose key ends like a netCDF file
+/// (`s3://bucket/x.nc`). A Zarr mode always means a store.
+pub fn remote_file(name: &str) -> NcResult<Option<RemoteFile>> {
+    remote_file_with_env(name, &|var| std::env::var(var).ok())
+}
+
+/// [`remote_file`], with the environment read through `env`.
+pub fn remote_file_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcResult<Option<RemoteFile>> {
+    let (before_fragment, fragment) = match name.find('#') {
+        Some(i) => (&name[..i], Some(&name[i + 1..])),
+        None => (name, None),
+    };
+    let Ok(Target::Remote { scheme, host, path }) = split_protocol(before_fragment) else { return Ok(None) };
+    let (mode, params) = normalise(fragment.map(parse_fragment).unwrap_or_default());
+    let has = |token: &str| mode.iter().any(|m| m == token);
+    let s3_url = matches!(scheme.as_str(), "s3" | "gs3") || is_s3_host(&host);
+    let names_format =
+        mode.iter().any(|m| FORMAT_TOKENS.contains(&m.as_str()) || UNBUILT_FORMATS.contains(&m.as_str()));
+    let file_name = path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+    let by_suffix = s3_url && !names_format && NETCDF_FILE_SUFFIXES.iter().any(|s| file_name.ends_with(s));
+    if !(has("bytes") || by_suffix) || has("nczarr") || has("zarr") {
+        return Ok(None);
+    }
+    let storage = if s3_url || has("s3") || has("gs3") {
+        Storage::S3(s3_location(&scheme, &host, &path, env)?)
+    } else if scheme.starts_with("http") {
+        Storage::Http(web_location(&scheme, &host, &path)?)
+    } else {
+        return Err(NcError::EURL);
+    };
+    let key = match &storage {
+        Storage::S3(loc) | Storage::Http(loc) => &loc.root,
+        _ => unreachable!("remote storage"),
+    };
+    if key.is_empty() || key.ends_with('/') {
+        return Err(NcError::EURL);
+    }
+    Ok(Some(RemoteFile { storage, params }))
+}
+
 /// What a name before its fragment designates.
 enum Target {
     /// A path, not a URL.
@@ -568,6 +626,34 @@ fn merge_value(existing: &mut String, more: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn remote_netcdf_files() {
+        let env = |_: &str| None;
+        let file = |name: &str| super::remote_file_with_env(name, &env);
+        let root = |name: &str| match file(name).unwrap().unwrap().storage {
+            super::Storage::S3(l) => format!("s3 {} {} {}", l.endpoint, l.bucket, l.root),
+            super::Storage::Http(l) => format!("http {} {} {}", l.endpoint, l.bucket, l.root),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(root("https://h.example:9000/bk/dir/x.nc#mode=bytes,s3"), "s3 https://h.example:9000 bk dir/x.nc");
+        assert_eq!(root("https://h.example/files/x.nc#mode=bytes"), "http https://h.example files x.nc");
+        assert_eq!(root("s3://bk/a/b.nc4").split(' ').nth(3), Some("a/b.nc4"));
+        assert_eq!(root("s3://bk/a/B.NC#log").split(' ').nth(3), Some("a/B.NC"));
+        // Stores, and names that are not remote files.
+        for name in [
+            "s3://bk/a/b.nc#mode=nczarr,s3",
+            "s3://bk/a/store",
+            "s3://bk/a/b.zarr",
+            "https://h.example/x.nc",
+            "https://h.example/bk/x.nc#mode=zarr,s3",
+            "file:///x.nc#mode=bytes",
+            "/tmp/x.nc",
+        ] {
+            assert_eq!(file(name), Ok(None), "{name}");
+        }
+        assert_eq!(file("s3://bk/#mode=bytes"), Err(super::NcError::EURL));
+    }
+
     use super::*;
 
     #[test]

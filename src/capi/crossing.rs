@@ -20,9 +20,10 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use super::memio::NcMemio;
 use super::route as api;
 use super::{c_str, put};
-use crate::delegate::{self, Table};
+use crate::delegate::{self, Table, remote::Remote};
 use crate::error::{NcError, NcResult};
 use crate::registry::{self, Delegated, Route, route};
 use crate::types::{NC_STRING, is_atomic, type_size};
@@ -72,6 +73,13 @@ pub(crate) unsafe fn open_elsewhere(
     let _inside = crate::gate::enter();
     // SAFETY: the caller's C string, or NULL (then not ours to route).
     let name = unsafe { c_str(path, NcError::EINVAL) }.ok()?;
+    if how != How::InMemory {
+        match crate::url::remote_file(name) {
+            Ok(Some(file)) => return Some(status(unsafe { open_remote(name, &file, mode, how, ncidp) })),
+            Err(NcError(e)) => return Some(e),
+            Ok(None) => {}
+        }
+    }
     if !delegate::claims(name, mode, how != How::Open) {
         return None;
     }
@@ -85,7 +93,7 @@ pub(crate) unsafe fn open_elsewhere(
     if s != NC_NOERR {
         return Some(s);
     }
-    match registry::insert_theirs(theirs) {
+    match registry::insert_theirs(theirs, None) {
         Ok(ours) => {
             // SAFETY: the caller's out-pointer.
             unsafe { put(ncidp, ours) };
@@ -94,6 +102,87 @@ pub(crate) unsafe fn open_elsewhere(
         Err(NcError(e)) => {
             lib.call(|t| t.nc_abort.map(|f| unsafe { f(theirs) }));
             Some(e)
+        }
+    }
+}
+
+/// Open or create a netCDF file on S3 or a web server through memory
+/// (src/delegate/remote.rs).
+///
+/// # Safety
+/// `ncidp` NULL or writable.
+unsafe fn open_remote(
+    name: &str,
+    file: &crate::url::RemoteFile,
+    mode: c_int,
+    how: How,
+    ncidp: *mut c_int,
+) -> NcResult<()> {
+    const NC_WRITE: c_int = 0x0001;
+    const NC_NOCLOBBER: c_int = 0x0004;
+    /// What a new file's image starts at; netcdf-c grows it as needed.
+    const INITIAL_SIZE: usize = 1 << 20;
+    let lib = delegate::get()?;
+    let mut remote = Remote::new(name, file)?;
+    let web = matches!(file.storage, crate::url::Storage::Http(_));
+    // The delegate gets a plain name: a URL would send it to its own
+    // S3 or DAP code.
+    let base = name.split('#').next().unwrap_or(name).rsplit('/').next().unwrap_or("remote.nc");
+    let base = std::ffi::CString::new(base).map_err(|_| NcError::EINVAL)?;
+    let mut theirs: c_int = 0;
+    let s = match how {
+        How::Create => {
+            if web {
+                return Err(NcError::EPERM);
+            }
+            if mode & NC_NOCLOBBER != 0 && remote.exists()? {
+                return Err(NcError::EEXIST);
+            }
+            remote.write_back = true;
+            lib.call(|t| t.nc_create_mem.map(|f| unsafe { f(base.as_ptr(), mode, INITIAL_SIZE, &mut theirs) }))
+        }
+        _ if mode & NC_WRITE != 0 => {
+            if web {
+                return Err(NcError::EPERM);
+            }
+            let image = remote.fetch()?;
+            // netcdf-c takes over an unlocked image (it may grow it, and
+            // gives the final one back at close), so it must be malloc'ed.
+            // SAFETY: a plain allocation, checked below.
+            let memory = unsafe { libc::malloc(image.len().max(1)) };
+            if memory.is_null() {
+                return Err(NcError::ENOMEM);
+            }
+            // SAFETY: `memory` has room for the image; they cannot overlap.
+            unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), memory as *mut u8, image.len()) };
+            let mut memio = NcMemio { size: image.len(), memory, flags: 0 };
+            drop(image);
+            remote.write_back = true;
+            lib.call(|t| {
+                t.nc_open_memio
+                    .map(|f| unsafe { f(base.as_ptr(), mode, &mut memio as *mut _ as *mut c_void, &mut theirs) })
+            })
+        }
+        _ => {
+            let image = remote.fetch()?;
+            let (size, memory) = (image.len(), image.as_ptr() as *mut c_void);
+            // The delegate reads this image until it closes: it lives in
+            // the registry's entry (moving the Vec does not move its bytes).
+            remote.image = Some(image);
+            lib.call(|t| t.nc_open_mem.map(|f| unsafe { f(base.as_ptr(), mode, size, memory, &mut theirs) }))
+        }
+    };
+    trace::log(1, format_args!("{how:?} {name}: served by netcdf-c in memory, status {s}"));
+    check(s)?;
+    match registry::insert_theirs(theirs, Some(remote)) {
+        Ok(ours) => {
+            // SAFETY: the caller's out-pointer.
+            unsafe { put(ncidp, ours) };
+            Ok(())
+        }
+        Err(e) => {
+            lib.call(|t| t.nc_abort.map(|f| unsafe { f(theirs) }));
+            Err(e)
         }
     }
 }
@@ -115,20 +204,52 @@ pub(crate) unsafe fn delete_elsewhere(path: *const c_char) -> Option<c_int> {
 
 // ---- closing ---------------------------------------------------------------
 
-/// The delegate's close-like call; on success the dataset is forgotten.
-fn close_theirs(ncid: c_int, d: Delegated, call: impl FnOnce(&Table, c_int) -> Option<c_int>) -> c_int {
-    let s = d.call(|t| call(t, d.ncid));
-    if s == NC_NOERR {
-        registry::forget_theirs(ncid);
+/// How a dataset the delegate serves is closed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    Close,
+    Abort,
+    /// `nc_close_memio`, the image given to the caller's `NC_memio`.
+    Memio(*mut NcMemio),
+}
+
+/// Close a dataset the delegate serves; on success it is forgotten. A
+/// remote file written in memory is closed to its image, which is then
+/// uploaded (unless aborted): the close fails if the upload does.
+fn close_theirs(ncid: c_int, d: Delegated, how: Closing) -> c_int {
+    let mut image = NcMemio { size: 0, memory: std::ptr::null_mut(), flags: 0 };
+    let to = match how {
+        Closing::Memio(info) if !info.is_null() => info,
+        _ => &mut image as *mut NcMemio,
+    };
+    let s = d.call(|t| match how {
+        Closing::Abort => t.nc_abort.map(|f| unsafe { f(d.ncid) }),
+        Closing::Close if !d.write_back => t.nc_close.map(|f| unsafe { f(d.ncid) }),
+        _ => t.nc_close_memio.map(|f| unsafe { f(d.ncid, to as *mut c_void) }),
+    });
+    if s != NC_NOERR {
+        return s;
     }
-    s
+    let remote = registry::forget_theirs(ncid);
+    let mut result = Ok(());
+    if let Some(remote) = remote.filter(|r| r.write_back && how != Closing::Abort) {
+        // SAFETY: the image netcdf-c's nc_close_memio gave back.
+        let bytes = unsafe { (*to).bytes() };
+        result = remote.upload(bytes);
+    }
+    if !image.memory.is_null() {
+        // SAFETY: malloc'ed by netcdf-c (one libc: see src/delegate) and
+        // handed to us; the caller did not ask for it.
+        unsafe { libc::free(image.memory) };
+    }
+    status(result)
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
     match route(ncid) {
         Route::Ours => super::file::nc_close(ncid),
-        Route::Theirs(d) => close_theirs(ncid, d, |t, id| t.nc_close.map(|f| unsafe { f(id) })),
+        Route::Theirs(d) => close_theirs(ncid, d, Closing::Close),
     }
 }
 
@@ -136,19 +257,17 @@ pub extern "C" fn nc_close(ncid: c_int) -> c_int {
 pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
     match route(ncid) {
         Route::Ours => super::file::nc_abort(ncid),
-        Route::Theirs(d) => close_theirs(ncid, d, |t, id| t.nc_abort.map(|f| unsafe { f(id) })),
+        Route::Theirs(d) => close_theirs(ncid, d, Closing::Abort),
     }
 }
 
 /// # Safety
 /// `info` NULL or an `NC_memio` to fill.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut super::memio::NcMemio) -> c_int {
+pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NcMemio) -> c_int {
     match route(ncid) {
         Route::Ours => unsafe { super::memio::nc_close_memio(ncid, info) },
-        Route::Theirs(d) => {
-            close_theirs(ncid, d, |t, id| t.nc_close_memio.map(|f| unsafe { f(id, info as *mut c_void) }))
-        }
+        Route::Theirs(d) => close_theirs(ncid, d, Closing::Memio(info)),
     }
 }
 

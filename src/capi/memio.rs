@@ -29,6 +29,20 @@ pub struct NcMemio {
     pub flags: c_int,
 }
 
+impl NcMemio {
+    /// The block's bytes.
+    ///
+    /// # Safety
+    /// `memory` must be NULL or hold `size` readable bytes.
+    pub unsafe fn bytes(&self) -> &[u8] {
+        if self.memory.is_null() || self.size == 0 {
+            return &[];
+        }
+        // SAFETY: the caller's promise.
+        unsafe { std::slice::from_raw_parts(self.memory as *const u8, self.size) }
+    }
+}
+
 /// The answer for opening `path` over the memory `image`.
 fn open_image(path: &str, image: &[u8]) -> NcResult<()> {
     if !crate::url::parse(path)?.bare_path {

@@ -11,6 +11,7 @@
 //! the same thread does not wait for itself).
 
 mod loader;
+pub mod remote;
 mod table;
 
 use std::cell::Cell;

@@ -232,6 +232,41 @@ impl Fetched {
     }
 }
 
+impl S3Map {
+    /// A whole object, read with concurrent ranged GETs of `s3.multipart_partsize`
+    /// bytes each (a netCDF file moved through memory, src/delegate/remote.rs),
+    /// `None` when there is none. One GET of its first byte tells the size
+    /// first: an object larger than `max_size` is NC_ENOMEM before any
+    /// memory is taken. Each part is written into the result as it arrives
+    /// (no second copy); an object that changes size meanwhile is NC_ES3.
+    pub fn get_large(&self, key: &str, max_size: u64) -> NcResult<Option<Vec<u8>>> {
+        let obj = self.object_key(key)?;
+        let Some(total) = self.probe(key, &obj)? else { return Ok(None) };
+        if total > max_size {
+            return Err(NcError::ENOMEM);
+        }
+        let size = usize::try_from(total).map_err(|_| NcError::ENOMEM)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(size).map_err(|_| NcError::ENOMEM)?;
+        out.resize(size, 0u8);
+        let part = self.http.settings().part_size.max(1) as usize;
+        let parts: Vec<(u64, std::sync::Mutex<&mut [u8]>)> =
+            out.chunks_mut(part).enumerate().map(|(i, s)| ((i * part) as u64, std::sync::Mutex::new(s))).collect();
+        crate::workers::map(&parts, self.concurrency_now(), |(offset, slot)| {
+            let mut slot = slot.lock().map_err(|_| NcError::EINTERNAL)?;
+            match self.fetch_range(key, &obj, *offset, slot.len() as u64)? {
+                Ranged::Found(bytes, t) if t == total && bytes.len() == slot.len() => {
+                    slot.copy_from_slice(&bytes);
+                    Ok(())
+                }
+                Ranged::Found(..) | Ranged::Missing => Err(NcError::ES3),
+            }
+        })?;
+        drop(parts);
+        Ok(Some(out))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
