@@ -20,11 +20,27 @@ fn main() {
         .include("include")
         .warnings_into_errors(true)
         .compile("nczrs_variadic");
+    record_system_netcdf_libdir();
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc/variadic.c");
     println!("cargo:rerun-if-changed=csrc/cstdio.c");
     println!("cargo:rerun-if-changed=include/netcdf.h");
     println!("cargo:rerun-if-env-changed=CARGO_BUILD_BUILD_DIR");
+}
+
+/// Where `pkg-config netcdf` says the system's netcdf-c is: one of the
+/// places the library looks for the netcdf-c serving other formats
+/// (src/delegate/loader.rs). Empty when there is none.
+fn record_system_netcdf_libdir() {
+    let dir = std::process::Command::new("pkg-config")
+        .args(["--variable=libdir", "netcdf"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=NCZARR_RS_BUILD_NETCDF_LIBDIR={dir}");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
 }
 
 /// A program linked with `-L<profile dir> -lnetcdf` records the SONAME

@@ -186,7 +186,13 @@ do_install() {
     # sed replacement text: escape the delimiter, & and backslash.
     esc() { printf '%s' "$1" | sed 's/[|&\\]/\\&/g'; }
     local subst=() kv
-    for kv in "prefix=$PREFIX" "bindir=$bindir" "libdir=$libdir" "includedir=$includedir" \
+    # The system netcdf-c's library directory, one of the places the
+    # library (and nc-config) look for the netcdf-c serving other formats
+    # (build.rs records the same for the library).
+    local build_netcdf_libdir
+    build_netcdf_libdir=$(pkg-config --variable=libdir netcdf 2>/dev/null || true)
+    [ "$build_netcdf_libdir" != "$libdir" ] || build_netcdf_libdir=""
+    for kv in "build_netcdf_libdir=$build_netcdf_libdir" "prefix=$PREFIX" "bindir=$bindir" "libdir=$libdir" "includedir=$includedir" \
         "pc_libdir=$pc_libdir" "pc_includedir=$pc_includedir" \
         "nc_version=$nc_version" "crate_version=$crate_version" "cc=$cc" "libs_private=" \
         "soname=$SONAME" "std_filters=$std_filters" "sizeof_void_p=$sizeof_void_p" \

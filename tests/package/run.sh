@@ -146,11 +146,20 @@ expect_eq "$("$ncc" --cflags --libs)" "-I$prefix/include
 -L$prefix/lib -lnetcdf" "nc-config --cflags --libs"
 check_ncc --has-nc4 yes
 check_ncc --has-nczarr yes
-check_ncc --has-hdf5 no
 check_ncc --has-hdf4 no
-check_ncc --has-dap no
-check_ncc --has-dap2 no
-check_ncc --has-dap4 no
+# HDF5 and DAP are the netcdf-c's that serves other formats, found when
+# nc-config runs: Debian's (libnetcdf19, with both), or none.
+debian_netcdf_c=/usr/lib/$(uname -m)-linux-gnu/libnetcdf.so.19
+check_ncc --netcdf-c "$debian_netcdf_c (4.9.0)"
+for f in hdf5 dap dap2 dap4 cdf5; do
+    check_ncc --has-$f yes
+done
+export NCZARR_RS_NETCDF_C=none
+check_ncc --netcdf-c "none found: .nc files, DAP and in-memory datasets are not served"
+for f in hdf5 dap dap2 dap4; do
+    check_ncc --has-$f no
+done
+unset NCZARR_RS_NETCDF_C
 check_ncc --has-pnetcdf no
 check_ncc --has-parallel no
 check_ncc --has-parallel4 no
@@ -166,15 +175,16 @@ check_ncc --has-c++4 no
 check_ncc --plugindir ""
 check_ncc --plugin-searchpath /usr/local/hdf5/lib/plugin
 check_ncc --build-system cargo
-# Answers that follow netcdf_meta.h.
-for pair in nc2:NC2 cdf5:CDF5 logging:LOGGING quantize:QUANTIZE multifilters:MULTIFILTERS \
+# Answers that follow netcdf_meta.h (CDF5 too when no netcdf-c is found).
+NCZARR_RS_NETCDF_C=none check_ncc --has-cdf5 "$(meta NC_HAS_CDF5)"
+for pair in nc2:NC2 logging:LOGGING quantize:QUANTIZE multifilters:MULTIFILTERS \
     benchmarks:BENCHMARKS; do
     check_ncc "--has-${pair%%:*}" "$(meta "NC_HAS_${pair#*:}")"
 done
 all=$("$ncc" --all)
 for line in "This netCDF $version has been built with the following features: " \
     "  --cflags            -> -I$prefix/include" "  --has-nczarr        -> yes" \
-    "  --has-hdf5          -> no" "  --version           -> netCDF $version"; do
+    "  --has-hdf5          -> yes" "  --netcdf-c          -> $debian_netcdf_c (4.9.0)" "  --version           -> netCDF $version"; do
     grep -qxF -- "$line" <<< "$all" || fail "nc-config --all lacks the line '$line':
 $all"
 done
