@@ -43,11 +43,11 @@ UNROUTED_IN_TABLE = [
     "nc_open", "nc_create", "nc__open", "nc__create", "nc_open_mem", "nc_create_mem",
     "nc_open_memio", "nc_delete", "nc_inq_libvers", "nc_strerror", "nc_set_chunk_cache",
     "nc_set_default_format", "nc_set_log_level", "nc_set_alignment", "nc_rc_set",
-    "nc_initialize", "nc_finalize",
+    "nc_initialize", "nc_finalize", "nc_def_user_format",
 ]
 # Parameter types the table spells as untyped pointers (the delegate
 # module does not depend on the C ABI's structs).
-OPAQUE = {"*mut NcMemio": "*mut c_void"}
+OPAQUE = {"*mut NcMemio": "*mut c_void", "*mut NcDispatch": "*mut c_void"}
 SKIP_FILES = {"mod.rs", "route.rs", "crossing.rs"}
 
 FN_RE = re.compile(

@@ -149,6 +149,10 @@ pub unsafe extern "C" fn nc_def_user_format(
         if let Some(m) = magic {
             slot.magic.store(m, Ordering::Relaxed);
         }
+        // Datasets opened with this flag are netcdf-c's to serve: the
+        // table is written against its internals.
+        Setting::UserFormat { flag: mode_flag, table: dispatch_table as usize, magic: magic.map(u64::to_le_bytes) }
+            .tell_delegate();
         Ok(())
     })
 }

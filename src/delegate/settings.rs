@@ -4,7 +4,7 @@
 //! starts with the program's settings (the latest value of each kind, in
 //! the order they were first made).
 
-use std::ffi::{CString, c_int};
+use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Mutex;
 
 use super::{Delegate, loaded};
@@ -29,6 +29,13 @@ pub enum Setting {
         key: String,
         value: String,
     },
+    /// `nc_def_user_format`: the program's dispatch table (an address)
+    /// and magic number (NUL-padded).
+    UserFormat {
+        flag: c_int,
+        table: usize,
+        magic: Option<[u8; 8]>,
+    },
 }
 
 impl Setting {
@@ -36,6 +43,7 @@ impl Setting {
     fn same_kind(&self, other: &Setting) -> bool {
         match (self, other) {
             (Setting::Rc { key: a, .. }, Setting::Rc { key: b, .. }) => a == b,
+            (Setting::UserFormat { flag: a, .. }, Setting::UserFormat { flag: b, .. }) => a == b,
             _ => std::mem::discriminant(self) == std::mem::discriminant(other),
         }
     }
@@ -64,6 +72,18 @@ impl Setting {
                     // SAFETY: plain values (C strings that outlive the call); a NULL
                     // out-pointer, which netcdf-c allows.
                     t.nc_set_log_level.map(|set| unsafe { set(*level) });
+                }
+                Setting::UserFormat { flag, table, magic } => {
+                    // NUL-terminated for netcdf-c's strncpy.
+                    let mut text = [0 as c_char; 9];
+                    if let Some(m) = magic {
+                        text.iter_mut().zip(m).for_each(|(t, b)| *t = *b as c_char);
+                    }
+                    let magic_ptr = if magic.is_some() { text.as_mut_ptr() } else { std::ptr::null_mut() };
+                    // SAFETY: the program's dispatch table, which lives as
+                    // long as it uses the format, and a magic number that
+                    // outlives the call.
+                    t.nc_def_user_format.map(|def| unsafe { def(*flag, *table as *mut c_void, magic_ptr) });
                 }
                 Setting::Rc { key, value } => {
                     if let (Ok(k), Ok(v)) = (CString::new(key.as_str()), CString::new(value.as_str())) {

@@ -670,6 +670,7 @@ pub struct Table {
     pub nc_rc_set: Option<unsafe extern "C" fn(*const c_char, *const c_char) -> c_int>,
     pub nc_initialize: Option<unsafe extern "C" fn() -> c_int>,
     pub nc_finalize: Option<unsafe extern "C" fn() -> c_int>,
+    pub nc_def_user_format: Option<unsafe extern "C" fn(c_int, *mut c_void, *mut c_char) -> c_int>,
 }
 
 impl Table {
@@ -998,6 +999,7 @@ impl Table {
             nc_rc_set: lib.function(c"nc_rc_set"),
             nc_initialize: lib.function(c"nc_initialize"),
             nc_finalize: lib.function(c"nc_finalize"),
+            nc_def_user_format: lib.function(c"nc_def_user_format"),
         }
     }
 }
