@@ -29,7 +29,7 @@ INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedi
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
 
 .PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest bench-smoke memcheck-test interop-test s3-test zip-test v3-test package-test \
-	fortran-test tools-abi-test tools-test install uninstall clean
+	fortran-test tools-abi-test tools-test programs-test install uninstall clean
 
 all: build
 
@@ -44,7 +44,7 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
-test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test programs-test fortran-test package-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -120,6 +120,12 @@ zip-test: build
 # the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py).
 tools-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
+
+# Debian's programs linked to libnetcdf.so.19 (NCO, CDO, GDAL,
+# python3-netcdf4, netcdf-c++4, ncdump/ncgen/nccopy) on .nc files, over
+# Debian's netcdf-c and over us alike, and converting to NCZarr and back.
+programs-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/programs
 
 # Fortran programs over Debian's netcdf-fortran (libnetcdff) over this library.
 fortran-test: build

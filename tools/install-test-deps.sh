@@ -34,10 +34,21 @@ command -v nf-config >/dev/null || need_apt+=(libnetcdff-dev)
 command -v zip >/dev/null || need_apt+=(zip)
 # make memcheck-test: valgrind memcheck (AddressSanitizer comes with gcc).
 command -v valgrind >/dev/null || need_apt+=(valgrind)
-if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "installing Debian packages: ${need_apt[*]}"
+# Debian's programs that link libnetcdf.so.19, run over us on .nc files
+# and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
+# xarray, netcdf-c++4 (its headers to build a program), HDF5's headers
+# (a reproducer built against it). Without recommends: CDO's pull in a
+# gigabyte of plotting libraries.
+need_programs=()
+while read -r pkg; do
+    [ -z "$pkg" ] || dpkg -s "$pkg" >/dev/null 2>&1 || need_programs+=("$pkg")
+done < "$root/tests/programs/PACKAGES"
+if [ ${#need_apt[@]} -gt 0 ] || [ ${#need_programs[@]} -gt 0 ]; then
+    echo "installing Debian packages: ${need_apt[*]} ${need_programs[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    [ ${#need_apt[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    [ ${#need_programs[@]} -eq 0 ] ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_programs[@]}"
 fi
 
 # A venv per requirements file; rebuilt when the file changes.

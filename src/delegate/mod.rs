@@ -10,6 +10,7 @@
 //! re-entrant (a delegate call that comes back into our entry points on
 //! the same thread does not wait for itself).
 
+mod hdf5_globals;
 mod loader;
 pub mod remote;
 mod table;
@@ -70,6 +71,10 @@ pub fn get() -> NcResult<&'static Delegate> {
         *state = match loader::load() {
             Ok((handle, path)) => {
                 let table = Table::load(&handle);
+                let synced = hdf5_globals::sync(&handle);
+                if synced > 0 {
+                    trace::log(1, format_args!("HDF5 ids the program holds copies of, shared: {synced}"));
+                }
                 let hdf5_set_auto = handle.function(c"H5Eset_auto2");
                 let delegate: &'static Delegate = Box::leak(Box::new(Delegate { table, path, handle, hdf5_set_auto }));
                 trace::log(1, format_args!("netcdf-c for other formats: {}", delegate.path.display()));
