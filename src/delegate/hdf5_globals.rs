@@ -106,7 +106,7 @@ pub fn sync(delegate: &Handle) -> usize {
             let own = (lib.base + sym.st_value as usize) as *mut u8;
             // SAFETY: a lookup by name in the global scope.
             let seen = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name) } as *const u8;
-            if !seen.is_null() && seen != own as *const u8 {
+            if !seen.is_null() && !std::ptr::eq(seen, own) {
                 // SAFETY: both are the object `name`, st_size bytes: HDF5's
                 // own (writable data) and the program's copy of it.
                 unsafe { std::ptr::copy_nonoverlapping(seen, own, sym.st_size as usize) };
