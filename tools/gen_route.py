@@ -43,7 +43,7 @@ UNROUTED_IN_TABLE = [
     "nc_open", "nc_create", "nc__open", "nc__create", "nc_open_mem", "nc_create_mem",
     "nc_open_memio", "nc_delete", "nc_inq_libvers", "nc_strerror", "nc_set_chunk_cache",
     "nc_set_default_format", "nc_set_log_level", "nc_set_alignment", "nc_rc_set",
-    "nc_initialize", "nc_finalize", "nc_def_user_format",
+    "nc_initialize", "nc_finalize", "nc_def_user_format", "ncaux_type_alignment",
 ]
 # Parameter types the table spells as untyped pointers (the delegate
 # module does not depend on the C ABI's structs).
@@ -85,8 +85,16 @@ def macro_functions(text):
 
 def scan():
     routed, exported = [], {}
-    for path in sorted(CAPI.glob("*.rs")):
+    for path in sorted(CAPI.rglob("*.rs")):
         if path.name in SKIP_FILES:
+            continue
+        if path.parent != CAPI:
+            # The v2 API and the auxiliary functions are built over the
+            # routed API, not routed themselves; only their signatures
+            # are wanted (ncaux_type_alignment).
+            for m in FN_RE.finditer(path.read_text()):
+                if m.group(1):
+                    exported[m.group(4)] = (path.stem, params_of(m.group(5)), m.group(6))
             continue
         for name, params, ret, unsafe in macro_functions(path.read_text()):
             routed.append((path.stem, name, params, ret, unsafe))

@@ -671,6 +671,7 @@ pub struct Table {
     pub nc_initialize: Option<unsafe extern "C" fn() -> c_int>,
     pub nc_finalize: Option<unsafe extern "C" fn() -> c_int>,
     pub nc_def_user_format: Option<unsafe extern "C" fn(c_int, *mut c_void, *mut c_char) -> c_int>,
+    pub ncaux_type_alignment: Option<unsafe extern "C" fn(c_int, c_int, *mut usize) -> c_int>,
 }
 
 impl Table {
@@ -1000,6 +1001,7 @@ impl Table {
             nc_initialize: lib.function(c"nc_initialize"),
             nc_finalize: lib.function(c"nc_finalize"),
             nc_def_user_format: lib.function(c"nc_def_user_format"),
+            ncaux_type_alignment: lib.function(c"ncaux_type_alignment"),
         }
     }
 }

@@ -246,19 +246,21 @@ pub unsafe extern "C" fn ncaux_reclaim_data_all(ncid: c_int, xtype: c_int, memor
 }
 
 /// The C alignment of values of a type: atomic types by their class;
-/// user types do not exist here (the ncid is checked, then NC_EBADTYPE).
+/// user types of a dataset the netcdf-c beside us serves, as it computes
+/// them; NCZarr has none (the ncid is checked, then NC_EBADTYPE).
 ///
 /// # Safety
 /// `alignp` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ncaux_type_alignment(xtype: c_int, ncid: c_int, alignp: *mut usize) -> c_int {
+    if let crate::registry::Route::Theirs(d) = crate::registry::route(ncid) {
+        // SAFETY: the caller's arguments, passed on under the same contract.
+        return d.call(|t| t.ncaux_type_alignment.map(|f| unsafe { f(xtype, d.ncid, alignp) }));
+    }
     guard(|| {
         if xtype > crate::types::NC_STRING {
-            // A user-defined type: the dataset's library checks the id
-            // (NCZarr has none: NC_EBADTYPE).
-            // SAFETY: NULL out-pointers, which nc_inq_type allows.
-            let s = unsafe { crate::capi::api::nc_inq_type(ncid, xtype, std::ptr::null_mut(), std::ptr::null_mut()) };
-            return Err(if s == 0 { NcError::EBADTYPE } else { NcError(s) });
+            crate::registry::check(ncid)?;
+            return Err(NcError::EBADTYPE);
         }
         let align = alignment::class_alignment_of(xtype)?;
         // SAFETY: `alignp` is NULL or writable, as the caller promises.
