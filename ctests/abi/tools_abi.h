@@ -2,7 +2,8 @@
  * nccopy) and netcdf-fortran import from libnetcdf.so.19, declared with
  * their netcdf-c 4.9.0 signatures and the types they need (from 4.9.0's
  * private headers ncuri.h, nclist.h, nclog.h, nctime.h, ncpathmgr.h,
- * ncutf8.h). netcdf-c installs no header for them, and neither do we:
+ * ncutf8.h), and one HDF5 function. netcdf-c installs no header for
+ * them, and neither do we:
  * this one exists so ctests/abi/check.sh can check that we export them
  * with these signatures, and for the tests that call them.
  * Include netcdf.h first. */
@@ -10,6 +11,11 @@
 #define NCZRS_TOOLS_ABI_H
 
 #include <stddef.h>
+
+/* HDF5's H5public.h: programs that reach HDF5 through libnetcdf's own
+ * dependency on it (Debian's python3-netcdf4) call this one; we answer
+ * with the HDF5 of the netcdf-c serving other formats (src/capi/hdf5.rs). */
+EXTERNL int H5get_libversion(unsigned *majnum, unsigned *minnum, unsigned *relnum);
 
 /* nclog.h */
 #define NCLOGNOTE 0
