@@ -74,7 +74,10 @@ pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c
     }
     guard(|| {
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
-        let ncid = registry::insert(Dataset::open(path, mode)?)?;
+        let opened = Dataset::open(path, mode);
+        let status = opened.as_ref().map_or_else(|e| e.0, |_| 0);
+        crate::zmap::trace::log(1, format_args!("Open {path}: served by nczarr-rs, status {status}"));
+        let ncid = registry::insert(opened?)?;
         unsafe { put(ncidp, ncid) };
         Ok(())
     })
@@ -450,6 +453,11 @@ pub extern "C" fn nc_initialize() -> c_int {
 pub extern "C" fn nc_finalize() -> c_int {
     guard(|| {
         crate::codec::plugin::finalize();
+        // The netcdf-c beside us, if loaded, finalises too (it starts
+        // again by itself on its next open).
+        if let Some(d) = crate::delegate::loaded() {
+            d.call(|t| t.nc_finalize.map(|f| unsafe { f() }));
+        }
         Ok(())
     })
 }

@@ -30,6 +30,23 @@ use crate::zmap::trace;
 /// NC_ENOTBUILT: what a call the delegate lacks answers.
 const ENOTBUILT: c_int = -128;
 
+/// This thread holds [`CALLS`] while one lives (cleared however the call
+/// ends).
+struct Holding;
+
+impl Holding {
+    fn set() -> Holding {
+        HOLDING.set(true);
+        Holding
+    }
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        HOLDING.set(false);
+    }
+}
+
 /// The loaded netcdf-c.
 pub struct Delegate {
     pub table: Table,
@@ -114,9 +131,11 @@ pub fn loaded() -> Option<&'static Delegate> {
 
 impl Delegate {
     /// Run `f` on the delegate's functions, inside the gate and the
-    /// delegate's lock; a function it lacks (`None`) is NC_ENOTBUILT.
+    /// delegate's lock; a function it lacks (`None`) is NC_ENOTBUILT, and
+    /// a panic on our side NC_EINTERNAL (none crosses the C boundary).
     pub fn call(&self, f: impl FnOnce(&Table) -> Option<c_int>) -> c_int {
-        self.with(|t| f(t).unwrap_or(ENOTBUILT))
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.with(|t| f(t).unwrap_or(ENOTBUILT))))
+            .unwrap_or(crate::error::code::NC_EINTERNAL)
     }
 
     /// Run `f` inside the gate and the delegate's lock.
@@ -128,7 +147,7 @@ impl Delegate {
         // A poisoned lock only means a panic on our side of a call; the
         // lock guards no data of ours.
         let _held = CALLS.lock().unwrap_or_else(|e| e.into_inner());
-        HOLDING.set(true);
+        let _holding = Holding::set();
         // netcdf-c turns HDF5's error printing off when it starts, but a
         // thread-safe HDF5 keeps that setting per thread: without this,
         // calls from the program's other threads print HDF5's error stack
@@ -139,12 +158,7 @@ impl Delegate {
             // SAFETY: HDF5's prototype; H5E_DEFAULT (0) and no handler.
             unsafe { set_auto(0, std::ptr::null(), std::ptr::null_mut()) };
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.table)));
-        HOLDING.set(false);
-        match result {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        f(&self.table)
     }
 
     /// The delegate's `nc_inq_libvers`.

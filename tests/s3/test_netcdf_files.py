@@ -207,3 +207,17 @@ def test_web_server_read(moto_server, prefix, env, tmp_path):
     assert body(dump(url, ours(e)).stdout) == body(dump(local, debian(env)).stdout)
     r = write_with(e, url, "close", tmp_path)
     assert f"create {NC_EPERM}" in r.stdout
+
+
+def test_convert_netcdf4_file_to_nczarr_on_s3_and_back(server, prefix, env, tmp_path):
+    """The conversion users want: a netCDF-4 file (groups, strings, an
+    unlimited dimension, compression) to an NCZarr store on S3 and back,
+    nccopy over us both ways; the result dumps as the original."""
+    local = make_nc(tmp_path)
+    store = f"{server.endpoint}/{BUCKET}/{prefix}/out.zarr#mode=nczarr,s3"
+    for src, dst in ((local, store), (store, tmp_path / "back.nc")):
+        r = subprocess.run([NCCOPY, str(src), str(dst)], capture_output=True, text=True, env=ours(env), timeout=120)
+        assert r.returncode == 0, r.stderr
+    assert any(k.endswith("/v/.zarray") for k in server.keys(BUCKET, prefix))
+    assert body(dump(tmp_path / "back.nc", debian(env)).stdout) == body(dump(local, debian(env)).stdout)
+    assert body(dump(store, ours(env)).stdout) == body(dump(local, debian(env)).stdout)
