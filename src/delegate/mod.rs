@@ -19,6 +19,7 @@ use std::cell::Cell;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 pub use loader::ENV;
 pub use table::Table;
@@ -69,6 +70,9 @@ enum State {
 }
 
 static STATE: Mutex<State> = Mutex::new(State::NotTried);
+/// The delegate once loaded (never unloaded): read on every routed call
+/// while a dataset of its is open, so an atomic, not [`STATE`]'s lock.
+static LOADED: AtomicPtr<Delegate> = AtomicPtr::new(std::ptr::null_mut());
 /// Serialises calls into the delegate (see the module's comment).
 static CALLS: Mutex<()> = Mutex::new(());
 
@@ -96,6 +100,7 @@ pub fn get() -> NcResult<&'static Delegate> {
                 let delegate: &'static Delegate = Box::leak(Box::new(Delegate { table, path, handle, hdf5_set_auto }));
                 trace::log(1, format_args!("netcdf-c for other formats: {}", delegate.path.display()));
                 settings::replay(delegate);
+                LOADED.store(delegate as *const Delegate as *mut Delegate, Ordering::Release);
                 State::Loaded(delegate)
             }
             Err(why) => {
@@ -122,11 +127,8 @@ pub fn get() -> NcResult<&'static Delegate> {
 
 /// The delegate if it is loaded; never loads it.
 pub fn loaded() -> Option<&'static Delegate> {
-    let _inside = gate::enter();
-    match &*STATE.lock().ok()? {
-        State::Loaded(d) => Some(d),
-        _ => None,
-    }
+    // SAFETY: LOADED is null or a leaked Box that is never freed.
+    unsafe { LOADED.load(Ordering::Acquire).as_ref() }
 }
 
 impl Delegate {
