@@ -1865,23 +1865,29 @@ fn odd_names_in_directory_listings() {
 fn hostile_urls() {
     let s = dataset("urls", Kind::Current);
     let root = s.root.display().to_string();
+    // Names that are not Zarr go to the netcdf-c beside us when there is
+    // one (CI installs Debian's), which answers ENOENT (no such file, after
+    // trying DAP2) or NC_EURL; without one they are NC_ENOTBUILT.
+    let elsewhere = netcdf::delegate::get().is_ok();
+    let not_zarr = if elsewhere { 2 } else { NC_ENOTBUILT };
+    let not_zarr_url = if elsewhere { NC_EURL } else { NC_ENOTBUILT };
     let cases: Vec<(String, i32)> = vec![
         (String::new(), NC_EINVAL),
         // A plain path that is not there: ENOENT, as netcdf-c.
         (":".into(), 2),
         ("file:".into(), NC_EURL),
         ("file://".into(), NC_EURL),
-        // No zarr mode: netcdf-c would try DAP2, which is not built.
-        ("file:///".into(), NC_ENOTBUILT),
+        // No zarr mode: netcdf-c tries DAP2.
+        ("file:///".into(), not_zarr),
         ("file:///#mode=nczarr,file".into(), NC_ENOTNC),
-        ("#".into(), NC_ENOTBUILT),
-        ("#mode=".into(), NC_ENOTBUILT),
+        ("#".into(), not_zarr),
+        ("#mode=".into(), not_zarr),
         // The working directory, which holds no dataset.
         ("#mode=nczarr".into(), NC_ENOTNC),
-        (format!("file://{root}"), NC_ENOTBUILT),
-        (format!("file://{root}#"), NC_ENOTBUILT),
-        (format!("file://{root}#mode="), NC_ENOTBUILT),
-        (format!("file://{root}#mode=junk"), NC_ENOTBUILT),
+        (format!("file://{root}"), not_zarr),
+        (format!("file://{root}#"), not_zarr),
+        (format!("file://{root}#mode="), not_zarr),
+        (format!("file://{root}#mode=junk"), not_zarr),
         (format!("file://{root}#mode=nczarr,junk"), NC_EINVAL),
         (format!("file://{root}#mode=nczarr,file,s3"), NC_EINVAL),
         // A directory is no zip archive.
@@ -1898,7 +1904,7 @@ fn hostile_urls() {
         (format!("file://{root}%00#mode=nczarr,file"), NC_EURL),
         (format!("file://{root}/%2e%2e/%2e%2e#mode=nczarr,file"), NC_ENOTNC),
         (format!("file://{}#mode=nczarr,file", root.replace('/', "%2f")), NC_NOERR),
-        ("http://example.com/x#mode=nczarr".into(), NC_ENOTBUILT),
+        ("http://example.com/x#mode=nczarr".into(), not_zarr_url),
         ("s3://bucket/key#mode=nczarr,file".into(), NC_EURL),
         ("s3://bucket/../key".into(), NC_EURL),
         ("s3://user:secret@bucket/key".into(), NC_EURL),
@@ -1910,7 +1916,7 @@ fn hostile_urls() {
         (format!("file://{root}#mode=nczarr,file&{}", "k=v&".repeat(250_000)), NC_NOERR),
         (format!("file://{root}#mode=nczarr,file,{}", "zarr,".repeat(100_000)), NC_NOERR),
         (format!("file://{root}#{}", "mode=nczarr&".repeat(100_000)), NC_NOERR),
-        (format!("file://{root}#mode={}", "x".repeat(1 << 20)), NC_ENOTBUILT),
+        (format!("file://{root}#mode={}", "x".repeat(1 << 20)), not_zarr),
         (format!("file://{root}#mode=nczarr,{}", "x".repeat(1 << 20)), NC_EINVAL),
     ];
     let mut wrong = Vec::new();
