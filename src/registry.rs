@@ -89,6 +89,17 @@ pub fn forget_theirs(ncid: i32) -> Option<Box<Remote>> {
     }
 }
 
+/// The URL a dataset the delegate serves from S3 or a web server was
+/// opened by (the delegate knows it by a plain name).
+pub fn remote_url(ncid: i32) -> Option<String> {
+    let inside = gate::enter();
+    let t = table(&inside).ok()?;
+    match t.get(&(ncid >> GROUP_BITS)) {
+        Some(Entry::Theirs(_, Some(remote))) => Some(remote.url.clone()),
+        _ => None,
+    }
+}
+
 /// Which library serves an ncid.
 pub enum Route {
     /// This library (also for ids that name nothing: ours answers

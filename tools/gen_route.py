@@ -35,7 +35,7 @@ NCID_PARAMS = {"ncid", "ncid1", "ncid_in", "parent_ncid", "grpid"}
 SPECIAL = {
     "nc_def_grp", "nc_inq_grps", "nc_inq_grp_parent", "nc_inq_ncid", "nc_inq_grp_ncid",
     "nc_inq_grp_full_ncid", "nc_copy_att", "nc_copy_var", "nc_inq_type_equal", "nc_close",
-    "nc_abort", "nc_close_memio",
+    "nc_abort", "nc_close_memio", "nc_inq_path",
 }
 # Exported calls that name no dataset but that src/delegate calls in the
 # delegate (opens, creates, process-wide settings).

@@ -106,8 +106,8 @@ pub(crate) unsafe fn open_elsewhere(
     }
 }
 
-/// Open or create a netCDF file on S3 or a web server through memory
-/// (src/delegate/remote.rs).
+/// Open or create a netCDF file on S3 or a web server (src/delegate/remote.rs):
+/// read in memory, written in a scratch file.
 ///
 /// # Safety
 /// `ncidp` NULL or writable.
@@ -120,15 +120,12 @@ unsafe fn open_remote(
 ) -> NcResult<()> {
     const NC_WRITE: c_int = 0x0001;
     const NC_NOCLOBBER: c_int = 0x0004;
-    /// What a new file's image starts at; netcdf-c grows it as needed.
-    const INITIAL_SIZE: usize = 1 << 20;
     let lib = delegate::get()?;
     let mut remote = Remote::new(name, file)?;
     let web = matches!(file.storage, crate::url::Storage::Http(_));
     // The delegate gets a plain name: a URL would send it to its own
     // S3 or DAP code.
-    let base = name.split('#').next().unwrap_or(name).rsplit('/').next().unwrap_or("remote.nc");
-    let base = std::ffi::CString::new(base).map_err(|_| NcError::EINVAL)?;
+    let base = std::ffi::CString::new(remote.name()).map_err(|_| NcError::EINVAL)?;
     let mut theirs: c_int = 0;
     let s = match how {
         How::Create => {
@@ -138,30 +135,17 @@ unsafe fn open_remote(
             if mode & NC_NOCLOBBER != 0 && remote.exists()? {
                 return Err(NcError::EEXIST);
             }
-            remote.write_back = true;
-            lib.call(|t| t.nc_create_mem.map(|f| unsafe { f(base.as_ptr(), mode, INITIAL_SIZE, &mut theirs) }))
+            let file = remote.scratch_file(None)?;
+            lib.call(|t| t.nc_create.map(|f| unsafe { f(file.as_ptr(), mode, &mut theirs) }))
         }
         _ if mode & NC_WRITE != 0 => {
             if web {
                 return Err(NcError::EPERM);
             }
             let image = remote.fetch()?;
-            // netcdf-c takes over an unlocked image (it may grow it, and
-            // gives the final one back at close), so it must be malloc'ed.
-            // SAFETY: a plain allocation, checked below.
-            let memory = unsafe { libc::malloc(image.len().max(1)) };
-            if memory.is_null() {
-                return Err(NcError::ENOMEM);
-            }
-            // SAFETY: `memory` has room for the image; they cannot overlap.
-            unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), memory as *mut u8, image.len()) };
-            let mut memio = NcMemio { size: image.len(), memory, flags: 0 };
+            let file = remote.scratch_file(Some(&image))?;
             drop(image);
-            remote.write_back = true;
-            lib.call(|t| {
-                t.nc_open_memio
-                    .map(|f| unsafe { f(base.as_ptr(), mode, &mut memio as *mut _ as *mut c_void, &mut theirs) })
-            })
+            lib.call(|t| t.nc_open.map(|f| unsafe { f(file.as_ptr(), mode, &mut theirs) }))
         }
         _ => {
             let image = remote.fetch()?;
@@ -214,8 +198,8 @@ enum Closing {
 }
 
 /// Close a dataset the delegate serves; on success it is forgotten. A
-/// remote file written in memory is closed to its image, which is then
-/// uploaded (unless aborted): the close fails if the upload does.
+/// remote file being written is closed, then uploaded from its scratch
+/// file (unless aborted): the close fails if the upload does.
 fn close_theirs(ncid: c_int, d: Delegated, how: Closing) -> c_int {
     let mut image = NcMemio { size: 0, memory: std::ptr::null_mut(), flags: 0 };
     let to = match how {
@@ -224,8 +208,8 @@ fn close_theirs(ncid: c_int, d: Delegated, how: Closing) -> c_int {
     };
     let s = d.call(|t| match how {
         Closing::Abort => t.nc_abort.map(|f| unsafe { f(d.ncid) }),
-        Closing::Close if !d.write_back => t.nc_close.map(|f| unsafe { f(d.ncid) }),
-        _ => t.nc_close_memio.map(|f| unsafe { f(d.ncid, to as *mut c_void) }),
+        Closing::Close => t.nc_close.map(|f| unsafe { f(d.ncid) }),
+        Closing::Memio(_) => t.nc_close_memio.map(|f| unsafe { f(d.ncid, to as *mut c_void) }),
     });
     if s != NC_NOERR {
         return s;
@@ -233,9 +217,7 @@ fn close_theirs(ncid: c_int, d: Delegated, how: Closing) -> c_int {
     let remote = registry::forget_theirs(ncid);
     let mut result = Ok(());
     if let Some(remote) = remote.filter(|r| r.write_back && how != Closing::Abort) {
-        // SAFETY: the image netcdf-c's nc_close_memio gave back.
-        let bytes = unsafe { (*to).bytes() };
-        result = remote.upload(bytes);
+        result = remote.upload_scratch();
     }
     if !image.memory.is_null() {
         // SAFETY: malloc'ed by netcdf-c (one libc: see src/delegate) and
@@ -268,6 +250,29 @@ pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NcMemio) -> c_in
     match route(ncid) {
         Route::Ours => unsafe { super::memio::nc_close_memio(ncid, info) },
         Route::Theirs(d) => close_theirs(ncid, d, Closing::Memio(info)),
+    }
+}
+
+/// The dataset's name: for a remote file, the URL it was opened by
+/// (the delegate knows it by a scratch or plain name).
+///
+/// # Safety
+/// As `nc_inq_path`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
+    match route(ncid) {
+        Route::Ours => unsafe { super::file::nc_inq_path(ncid, pathlen, path) },
+        Route::Theirs(d) => match registry::remote_url(ncid) {
+            Some(url) => {
+                // SAFETY: the caller's out-pointers, `path` with room for the name.
+                unsafe {
+                    put(pathlen, url.len());
+                    super::put_name(path, &url);
+                }
+                NC_NOERR
+            }
+            None => d.call(|t| t.nc_inq_path.map(|f| unsafe { f(d.ncid, pathlen, path) })),
+        },
     }
 }
 

@@ -2746,14 +2746,6 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlen: *mut usize, path: *mut c_char) -> c_int {
-    match route(ncid) {
-        Route::Ours => unsafe { super::file::nc_inq_path(ncid, pathlen, path) },
-        Route::Theirs(d) => d.call(|t| t.nc_inq_path.map(|f| unsafe { f(d.ncid, pathlen, path) })),
-    }
-}
-
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, size: *mut usize) -> c_int {
     match route(ncid) {
         Route::Ours => unsafe { super::file::nc_inq_type(ncid, xtype, name, size) },

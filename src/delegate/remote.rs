@@ -1,13 +1,16 @@
 //! netCDF files on S3 and web servers (`s3://bucket/x.nc`,
 //! `https://host/x.nc#mode=bytes`, `...#mode=bytes,s3`), served by the
-//! delegate through memory, as S3netCDF4 does in Python: an open GETs the
-//! object (concurrent ranged GETs) and hands the image to the delegate's
-//! in-memory open; a create (or an open for writing) works in memory and
-//! uploads the final image at close, in one PUT or one multipart upload,
-//! so the object appears whole or not at all and a writer that dies
-//! leaves nothing. Objects larger than `bytes.max_size` (fragment key, or
-//! `BYTES.MAX_SIZE` in `.ncrc`; default a quarter of physical memory) are
-//! refused with NC_ENOMEM before any memory is taken.
+//! delegate, as S3netCDF4 does in Python: an open GETs the object
+//! (concurrent ranged GETs) and hands the image to the delegate's
+//! in-memory open; a create (or an open for writing) works on a private
+//! scratch file and uploads it at close, in one PUT or one multipart
+//! upload, so the object appears whole or not at all and a writer that
+//! dies leaves no object. Not in memory: netCDF-4 files netcdf-c 4.9.0
+//! creates in memory lack HDF5's creation-order tracking, so netcdf-c
+//! lists their variables by name and can never open them for writing
+//! again (NC_ECANTWRITE). Objects larger than `bytes.max_size` (fragment
+//! key, or `BYTES.MAX_SIZE` in `.ncrc`; default a quarter of physical
+//! memory) are refused with NC_ENOMEM before any memory is taken.
 
 use crate::error::{NcError, NcResult};
 use crate::url::{RemoteFile, S3Location, Storage};
@@ -24,8 +27,18 @@ pub struct Remote {
     /// The image given to the delegate's read-only open, which must live
     /// until it closes.
     pub image: Option<Vec<u8>>,
-    /// Upload the final image at close (created, or opened for writing).
+    /// Upload the scratch file at close (created, or opened for writing).
     pub write_back: bool,
+    /// The private directory holding the scratch file, removed with this.
+    scratch: Option<std::path::PathBuf>,
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// A quarter of physical memory (1 GiB when unknown).
@@ -68,6 +81,7 @@ impl Remote {
             max_size: max_size(&file.params)?,
             image: None,
             write_back: false,
+            scratch: None,
         })
     }
 
@@ -86,6 +100,40 @@ impl Remote {
     /// Is there an object already (NC_NOCLOBBER)?
     pub fn exists(&self) -> NcResult<bool> {
         self.store.exists(&self.key)
+    }
+
+    /// The object's name (its key's last part), what the delegate is
+    /// told the dataset is called.
+    pub fn name(&self) -> &str {
+        self.key.rsplit('/').next().unwrap_or(&self.key)
+    }
+
+    /// A new private directory (mode 0700, in `TMPDIR`) with a file of the
+    /// object's name, holding `image` if given; its path for the
+    /// delegate. Marks the file for upload at close.
+    pub fn scratch_file(&mut self, image: Option<&[u8]>) -> NcResult<std::ffi::CString> {
+        use std::os::unix::fs::DirBuilderExt;
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("nczarr-rs-{}-{n}", std::process::id()));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| NcError(e.raw_os_error().unwrap_or(libc::EIO)))?;
+        self.scratch = Some(dir.clone());
+        let file = dir.join(self.name());
+        if let Some(image) = image {
+            std::fs::write(&file, image).map_err(|e| NcError(e.raw_os_error().unwrap_or(libc::EIO)))?;
+        }
+        self.write_back = true;
+        std::ffi::CString::new(file.as_os_str().as_encoded_bytes()).map_err(|_| NcError::EINVAL)
+    }
+
+    /// Upload the scratch file, closed by the delegate.
+    pub fn upload_scratch(&self) -> NcResult<()> {
+        let dir = self.scratch.as_ref().ok_or(NcError::EINTERNAL)?;
+        let image = std::fs::read(dir.join(self.name())).map_err(|e| NcError(e.raw_os_error().unwrap_or(libc::EIO)))?;
+        self.upload(&image)
     }
 
     /// Store the final image (one PUT, or a multipart upload when large).
