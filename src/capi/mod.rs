@@ -42,7 +42,7 @@ pub mod variadic;
 pub mod api {
     pub use super::crossing::{
         nc_abort, nc_close, nc_close_memio, nc_copy_att, nc_copy_var, nc_def_grp, nc_inq_grp_full_ncid,
-        nc_inq_grp_ncid, nc_inq_grp_parent, nc_inq_grps, nc_inq_ncid, nc_inq_type_equal,
+        nc_inq_grp_ncid, nc_inq_grp_parent, nc_inq_grps, nc_inq_ncid, nc_inq_path, nc_inq_type_equal,
     };
     pub use super::file::{nc_create, nc_delete, nc_open, nc_strerror};
     pub use super::route::*;
