@@ -58,6 +58,33 @@ int main(void)
         EQ_INT(id, 40001); EQ_INT(param, 0x5a);
     }
 
+    /* A filter with no parameters: the plugin gets a count of 0 and a NULL
+     * pointer, as netcdf-c gives it (its H5Zunknown plugin refuses anything
+     * else with NC_EINVAL), when the codec JSON is made and when it runs. */
+    {
+        int nc2, u;
+        unsigned char bytes[10], got[10], raw[10];
+        for (int i = 0; i < 10; i++) bytes[i] = (unsigned char)(i * 25);
+        OK(nc_create(test_url("plugins_noparam"), NC_CLOBBER, &nc2));
+        OK(nc_def_dim(nc2, "n", 10, &x));
+        OK(nc_def_var(nc2, "u", NC_UBYTE, 1, &x, &u));
+        OK(nc_def_var_filter(nc2, u, 40003, 0, NULL));
+        OK(nc_put_var_uchar(nc2, u, bytes));
+        OK(nc_close(nc2));
+        FILE *f = fopen("plugins_noparam.zarr/u/0", "rb");
+        TRUE_OR_FAIL(f && fread(raw, 1, 10, f) == 10);
+        fclose(f);
+        for (int i = 0; i < 10; i++) EQ_INT(raw[i], (unsigned char)(bytes[i] + 1));
+        OK(nc_open(test_url("plugins_noparam"), NC_NOWRITE, &nc2));
+        OK(nc_get_var_uchar(nc2, u, got));
+        TRUE_OR_FAIL(memcmp(bytes, got, sizeof got) == 0);
+        size_t n = 99;
+        unsigned id = 0;
+        OK(nc_inq_var_filter(nc2, u, &id, &n, NULL));
+        EQ_INT(id, 40003); EQ_INT(n, 0);
+        OK(nc_close(nc2));
+    }
+
     /* The plugin path (4.9.3 API): what HDF5_PLUGIN_PATH names (the runner
      * sets one directory); replacing it takes effect at the next filter
      * question. */

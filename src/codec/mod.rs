@@ -56,7 +56,18 @@ fn stage(codec: &Value, elem_size: usize, var: &callback::VarInfo) -> NcResult<B
         let working = callback::with_var(var.clone(), || p.working_params(var.ncid, var.varid, &visible))?;
         return Ok(Box::new(PluginCodec { plugin: p, params: working }));
     }
-    builtin::build(codec, elem_size)
+    builtin::build(codec, elem_size).inspect_err(|e| {
+        if *e == NcError::ENOFILTER {
+            // netcdf-c's words (its NCZ_applyfilterchain), which users and
+            // its tests look for; an error, so shown even with logging off.
+            let message = format!(
+                "Variable '{}' has unsupported codec: ({name}). Not found in {}",
+                var.name,
+                plugin::plugin_dirs().join(":")
+            );
+            crate::compat::nclog::emit(crate::compat::nclog::NCLOGERR, message.as_bytes());
+        }
+    })
 }
 
 fn json_text(v: &Value) -> String {

@@ -308,9 +308,20 @@ unsafe fn take_params(p: *mut c_uint, n: usize) -> Vec<u32> {
     v
 }
 
+/// A parameter vector as netcdf-c hands it to plugins: NULL when empty
+/// (plugins check it: netcdf-c's `H5Zunknown` refuses a non-NULL pointer
+/// with no parameters).
+fn params_ptr(params: &[u32]) -> *const c_uint {
+    if params.is_empty() { std::ptr::null() } else { params.as_ptr() }
+}
+
 /// A malloc'ed copy of a parameter vector (plugins may free or replace it).
+/// NULL for none, as netcdf-c passes them.
 fn malloc_params(params: &[u32]) -> NcResult<*mut c_uint> {
-    let size = std::mem::size_of_val(params).max(1);
+    if params.is_empty() {
+        return Ok(std::ptr::null_mut());
+    }
+    let size = std::mem::size_of_val(params);
     // SAFETY: malloc of `size` bytes, filled below.
     let p = unsafe { libc::malloc(size) } as *mut c_uint;
     if p.is_null() {
@@ -351,7 +362,7 @@ impl Plugin {
         let mut out = std::ptr::null_mut();
         // SAFETY: the codec contract: the parameters in, a malloc'ed C
         // string (ours to free) out.
-        if unsafe { f(params.len(), params.as_ptr(), &mut out) } != 0 || out.is_null() {
+        if unsafe { f(params.len(), params_ptr(params), &mut out) } != 0 || out.is_null() {
             return Err(NcError::EFILTER);
         }
         // SAFETY: as just said, and not NULL.
@@ -398,7 +409,7 @@ impl Plugin {
         // bytes, `data.len()` of them valid; the filter may free it and
         // leave another malloc'ed buffer, and returns its valid length
         // (0 on failure).
-        let n = unsafe { filter(flags, params.len(), params.as_ptr(), data.len(), &mut size, &mut buf) };
+        let n = unsafe { filter(flags, params.len(), params_ptr(params), data.len(), &mut size, &mut buf) };
         // The returned length is trusted, as HDF5 and netcdf-c trust it;
         // it is not compared with `size`.
         let result = if n == 0 || buf.is_null() || n > max_len {

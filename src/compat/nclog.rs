@@ -64,6 +64,24 @@ pub fn log_line(tag: i32, message: &[u8]) -> Option<Vec<u8>> {
     Some([name, b":", message, b"\n"].concat())
 }
 
+unsafe extern "C" {
+    /// csrc/cstdio.c: fwrite to C's `stderr`, then fflush.
+    fn nczrs_stderr_write(text: *const std::ffi::c_char, len: usize);
+}
+
+/// Write to the C library's `stderr`, as netcdf-c's messages are.
+pub fn stderr_write(bytes: &[u8]) {
+    // SAFETY: the pointer and length describe `bytes`.
+    unsafe { nczrs_stderr_write(bytes.as_ptr() as *const std::ffi::c_char, bytes.len()) }
+}
+
+/// Log a message the way `nclog` does (the library's own messages too).
+pub fn emit(tag: i32, message: &[u8]) {
+    if let Some(line) = log_line(tag, message) {
+        stderr_write(&line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,15 +2,11 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{guarded, opt_bytes, stderr_write};
+use super::{guarded, opt_bytes};
 use crate::compat::nclog;
 
 /// Log a message the way `nclog` does (for the library's own use too).
-pub(crate) fn emit(tag: i32, message: &[u8]) {
-    if let Some(line) = nclog::log_line(tag, message) {
-        stderr_write(&line);
-    }
-}
+pub(crate) use nclog::emit;
 
 /// `int ncsetlogging(int tf)`: turn netcdf-c's log on or off; returns
 /// the previous setting. (netcdf-c 4.9.3 renamed it `ncsetloglevel`.)

@@ -33,13 +33,5 @@ pub(crate) fn c_copy(bytes: &[u8]) -> *mut c_char {
     crate::capi::cmem::malloc_cstring(bytes).unwrap_or(std::ptr::null_mut())
 }
 
-unsafe extern "C" {
-    /// csrc/cstdio.c: fwrite to C's `stderr`, then fflush.
-    fn nczrs_stderr_write(text: *const c_char, len: usize);
-}
-
 /// Write to the C library's `stderr`, as netcdf-c's messages are.
-pub(crate) fn stderr_write(bytes: &[u8]) {
-    // SAFETY: the pointer and length describe `bytes`.
-    unsafe { nczrs_stderr_write(bytes.as_ptr() as *const c_char, bytes.len()) }
-}
+pub(crate) use crate::compat::nclog::stderr_write;
