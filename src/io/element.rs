@@ -163,8 +163,11 @@ pub unsafe fn convert_run(
 
 /// Store `n` C strings (memory step in pointers) as fixed-width chunk
 /// elements of `width` bytes (chunk step in bytes), NUL-padded. A string
-/// longer than the width is NC_EINVAL: netcdf-c truncates silently; we
-/// refuse, and [`strings_fit`] lets callers refuse before writing anything.
+/// longer than the width is cut to it, as netcdf-c does (its
+/// `_nczarr_maxstrlen` test expects "0123456789" stored in 4 bytes as
+/// "0123"); text that cannot be stored at all (not UTF-8, for UTF-32
+/// elements) is NC_EINVAL, and [`strings_fit`] lets callers refuse it
+/// before writing anything.
 ///
 /// # Safety
 /// `src` must hold `n` pointers (NULL or C strings) at its step and `dst`
@@ -193,20 +196,22 @@ pub unsafe fn put_strings(
     Ok(())
 }
 
-/// One string as element bytes, or `None` if it does not fit `width`
-/// bytes (or is not UTF-8, for UTF-32 elements).
+/// One string as element bytes, cut to `width` bytes (UTF-32: whole
+/// characters), or `None` if it cannot be stored (not UTF-8, for UTF-32
+/// elements; longer than a `u32` counts, for variable-length ones).
 fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>> {
     match text {
-        TextEncoding::Bytes => (bytes.len() <= width).then(|| bytes.to_vec()),
+        TextEncoding::Bytes => Some(bytes[..bytes.len().min(width)].to_vec()),
         // Any length a `u32` counts (vlen-utf8 stores lengths so).
         TextEncoding::Vlen => u32::try_from(bytes.len()).is_ok().then(|| bytes.to_vec()),
         TextEncoding::Utf32 { big_endian } => {
             let s = std::str::from_utf8(bytes).ok()?;
             let out: Vec<u8> = s
                 .chars()
+                .take(width / 4)
                 .flat_map(|c| if big_endian { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() })
                 .collect();
-            (out.len() <= width).then_some(out)
+            Some(out)
         }
     }
 }
@@ -236,7 +241,7 @@ fn decode_text(elem: &[u8], text: TextEncoding, arena: &[u8]) -> NcResult<Vec<u8
     })
 }
 
-/// Do all `n` C strings fit in `width` bytes?
+/// Can all `n` C strings be stored (see [`encode_text`])?
 ///
 /// # Safety
 /// As [`put_strings`] for the source.
@@ -331,7 +336,8 @@ mod tests {
         let encoded = encode_text("aé".as_bytes(), 12, le).unwrap();
         assert_eq!(encoded, vec![b'a', 0, 0, 0, 0xe9, 0, 0, 0]);
         assert_eq!(decode_text(&[b'a', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0], le, &[]).unwrap(), "aé".as_bytes());
-        assert_eq!(encode_text(b"abcd", 12, le), None, "4 characters do not fit in U3");
+        assert_eq!(encode_text(b"abcd", 12, le).unwrap(), b"a\0\0\0b\0\0\0c\0\0\0", "U3 keeps 3 characters");
+        assert_eq!(encode_text(b"\xff", 12, le), None, "not UTF-8");
         let be = TextEncoding::Utf32 { big_endian: true };
         assert_eq!(decode_text(&[0, 0, 0, b'z'], be, &[]).unwrap(), b"z");
     }
@@ -346,12 +352,27 @@ mod tests {
         // SAFETY: two C strings in, two 4-byte elements out.
         unsafe { put_strings(ptrs.as_ptr(), 1, chunk.as_mut_ptr(), 4, 4, bytes, 2) }.unwrap();
         assert_eq!(chunk, b"ab\0\0\0\0\0\0");
+        // Too long: cut to the width, as netcdf-c does.
         let long = [c"abcde".as_ptr()];
         // SAFETY: one C string.
-        assert!(!unsafe { strings_fit(long.as_ptr(), 1, 1, 4, bytes) });
+        assert!(unsafe { strings_fit(long.as_ptr(), 1, 1, 4, bytes) });
+        let mut cut = [0xffu8; 4];
+        // SAFETY: one C string in, one 4-byte element out.
+        unsafe { put_strings(long.as_ptr(), 1, cut.as_mut_ptr(), 4, 4, bytes, 1) }.unwrap();
+        assert_eq!(&cut, b"abcd");
+        // UTF-32 keeps whole characters; text that is not UTF-8 is refused.
+        let utf32 = TextEncoding::Utf32 { big_endian: false };
+        let wide = [c"h\u{e9}llo".as_ptr()];
+        let mut two = [0xffu8; 8];
+        // SAFETY: one C string in, one 8-byte element out.
+        unsafe { put_strings(wide.as_ptr(), 1, two.as_mut_ptr(), 8, 8, utf32, 1) }.unwrap();
+        assert_eq!(&two, b"h\0\0\0\xe9\0\0\0");
+        let bad = [c"\xff".as_ptr()];
+        // SAFETY: one C string.
+        assert!(!unsafe { strings_fit(bad.as_ptr(), 1, 1, 8, utf32) });
         assert_eq!(
-            // SAFETY: one C string in, one 4-byte element out.
-            unsafe { put_strings(long.as_ptr(), 1, [0u8; 4].as_mut_ptr(), 4, 4, bytes, 1) },
+            // SAFETY: one C string in, one 8-byte element out.
+            unsafe { put_strings(bad.as_ptr(), 1, [0u8; 8].as_mut_ptr(), 8, 8, utf32, 1) },
             Err(NcError::EINVAL)
         );
         let mut out = [std::ptr::null_mut::<c_char>(); 2];

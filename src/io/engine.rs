@@ -138,6 +138,8 @@ unsafe fn write_checked(
     let var = ds.model.var(grp, varid)?;
     if var.xtype == NC_STRING {
         let layout = VarLayout::of(&ds.model, grp, varid)?;
+        // Refused before anything is written: text that cannot be stored
+        // (too long is not that: it is cut, as netcdf-c cuts it).
         // SAFETY: a string variable's buffer holds C string pointers
         // (prepare allows only NC_STRING memory for it).
         if !unsafe { all_strings_fit(sel, buf as *const *const c_char, layout.elem_size, layout.text) } {
