@@ -104,14 +104,18 @@ pub fn lock(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
     Ok(ds)
 }
 
-fn write_options(url: &DatasetUrl, ncproperties: Option<&str>, zarr_v3: bool) -> WriteOptions {
+/// How to write a dataset: as its URL says, and in netcdf-c 4.9.0's
+/// layout when asked for or when the dataset was read in it
+/// (`model.layout_490`).
+fn write_options(url: &DatasetUrl, ncproperties: Option<&str>, model: &Model) -> WriteOptions {
+    let layout_490 = url.layout_490() || model.layout_490;
     WriteOptions {
         pure_zarr: url.pure_zarr(),
         xarray_dims: url.xarray_dims(),
         ncproperties: ncproperties.map_or_else(our_ncproperties, str::to_string),
-        consolidated: !url.has_mode("noconsolidated") && !url.layout_490(),
-        layout_490: url.layout_490(),
-        zarr_v3,
+        consolidated: !url.has_mode("noconsolidated") && !layout_490,
+        layout_490,
+        zarr_v3: model.zarr_v3,
     }
 }
 
@@ -138,7 +142,7 @@ impl Dataset {
         // The empty dataset is stored at once, so the path holds a
         // readable dataset from here on, whatever happens to this process.
         let ncproperties = our_ncproperties();
-        let opts = write_options(&url, Some(&ncproperties), model.zarr_v3);
+        let opts = write_options(&url, Some(&ncproperties), &model);
         let mut commit = format::nczarr::CommitState::default();
         let clobber = cmode & NC_NOCLOBBER == 0;
         let mut init = |map: &dyn Zmap| format::nczarr::write_new(&mut model, map, &opts, &mut commit);
@@ -222,13 +226,19 @@ impl Dataset {
         let writable = mode & NC_WRITE != 0;
         let consolidation = if url.has_mode("noconsolidated") {
             Consolidation::Ignore
-        } else if matches!(url.storage, Storage::S3(_) | Storage::Http(_)) {
-            // Checking it costs requests a remote open should not make.
+        } else if url.has_mode("consolidated") || matches!(url.storage, Storage::S3(_) | Storage::Http(_)) {
+            // Asked for (netcdf-c's `consolidated` mode reads `.zmetadata`
+            // alone: a store may be nothing else, its run_corrupt), or
+            // remote, where checking it costs requests an open should not
+            // make.
             Consolidation::Trust
         } else {
             Consolidation::Verify
         };
-        let read = format::read_dataset_with(store.as_ref(), ReadOptions { writable, consolidation })?;
+        let read = format::read_dataset_with(
+            store.as_ref(),
+            ReadOptions { writable, consolidation, pure_zarr: url.pure_zarr() },
+        )?;
         let mut model = read.model;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
         if model.writable {
@@ -289,7 +299,7 @@ impl Dataset {
     }
 
     fn write_options(&self) -> WriteOptions {
-        write_options(&self.url, self.ncproperties.as_deref(), self.model.zarr_v3)
+        write_options(&self.url, self.ncproperties.as_deref(), &self.model)
     }
 
     /// Write cached chunks and make them durable, then commit the

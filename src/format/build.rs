@@ -115,33 +115,36 @@ pub fn referenced_dims(model: &mut Model, refs: &[String], shape: &[usize]) -> N
     Ok(dimids)
 }
 
-/// Pure Zarr: dimensions named by `_ARRAY_DIMENSIONS` (v2) or
-/// `dimension_names` (v3) are found in the array's group or an ancestor
-/// (and defined in the array's group when none fits); unnamed ones (no
-/// names, a list of the wrong length, or a name that is not a netCDF
-/// name, such as v3's `null` given as "") are the root's
-/// `_Anonymous_Dim_<len>`.
+/// Pure Zarr: the dimensions of an array in group `g`, all defined in `g`
+/// itself, as netcdf-c 4.10 does: Zarr names are not qualified, so a name
+/// in `_ARRAY_DIMENSIONS` (v2) or `dimension_names` (v3) is the array's
+/// group's dimension of that name (never an ancestor's, whose length the
+/// name need not share; netcdf-c's a0918ae), and an unnamed one (no names,
+/// a list of the wrong length, a name that is not a netCDF name, such as
+/// v3's `null` given as "") is `_Anonymous_Dim_<len>` of that group (as
+/// netcdf-c's own tests now expect, its ref_newformatpure.cdl). A name
+/// whose length differs from the same name's earlier use in the group
+/// falls back to the anonymous dimension rather than fail the open.
 pub fn pure_dims(model: &mut Model, g: usize, names: Option<&Vec<String>>, shape: &[usize]) -> NcResult<Vec<usize>> {
     let named = names.filter(|n| n.len() == shape.len());
     let mut dimids = Vec::with_capacity(shape.len());
     for (i, &len) in shape.iter().enumerate() {
-        let (name, home) = match named {
-            Some(n) if check_name(n[i].as_bytes()).is_ok() => (n[i].clone(), g),
-            _ => (anonymous_dim(len), 0),
+        let name = match named {
+            Some(n) if check_name(n[i].as_bytes()).is_ok() => n[i].clone(),
+            _ => anonymous_dim(len),
         };
-        let found = model.find_dim(home, &name).ok().filter(|&d| model.dims[d].len == len);
-        let d = match found {
-            Some(d) => d,
-            None if model.groups[home].dims.iter().any(|&d| model.dims[d].name == name) => {
-                // Same name, other length, same group: fall back to an
-                // anonymous dimension rather than fail the open.
+        let in_group =
+            |model: &Model, name: &str| model.groups[g].dims.iter().copied().find(|&d| model.dims[d].name == name);
+        let d = match in_group(model, &name) {
+            Some(d) if model.dims[d].len == len => d,
+            Some(_) => {
                 let anon = anonymous_dim(len);
-                match model.find_dim(0, &anon) {
-                    Ok(d) => d,
-                    Err(_) => add_dim(model, 0, &anon, len, false)?,
+                match in_group(model, &anon) {
+                    Some(d) => d,
+                    None => add_dim(model, g, &anon, len, false)?,
                 }
             }
-            None => add_dim(model, home, &name, len, false)?,
+            None => add_dim(model, g, &name, len, false)?,
         };
         dimids.push(d);
     }

@@ -32,8 +32,6 @@ pub struct ReadResult {
     pub model: Model,
     /// The root group's `_NCProperties`, if present.
     pub ncproperties: Option<String>,
-    /// The store uses an older layout; it is opened read-only.
-    pub legacy: bool,
 }
 
 /// Key of the consolidated metadata object.
@@ -64,6 +62,10 @@ pub enum Consolidation {
 pub struct ReadOptions {
     pub writable: bool,
     pub consolidation: Consolidation,
+    /// `mode=zarr` (or `xarray`): read as pure Zarr even where NCZarr
+    /// metadata is present, as netcdf-c does (its ref_nczarr2zarr.cdl):
+    /// groups by listing, dimensions from names or anonymous.
+    pub pure_zarr: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,37 +123,34 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
     }))
 }
 
-/// Consolidated metadata, if it still describes the store: its root
-/// `.zgroup` and `.zattrs` must equal the real ones, and (where storage
-/// keeps times) be no newer than it. Every writer of NCZarr rewrites the
-/// root objects when it changes anything (netcdf-c rewrites them even
-/// unchanged), so a store changed by a writer that ignores `.zmetadata`
-/// (netcdf-c before 4.10, and 4.10 by default) is read object by object
-/// instead of from stale metadata. While one of our commits is under way
-/// (the pending marker), `.zmetadata` holds the new state whole and each
-/// root object may also still be its old version, recorded in the marker.
+/// Consolidated metadata, when it is to be used instead of the objects.
+///
+/// `Trust` (remote stores): as zarr-python and netcdf-c's `consolidated`
+/// mode use it, unless one of our commits is unfinished.
+///
+/// `Verify` (local stores): only while one of our commits is unfinished
+/// (the pending marker), when `.zmetadata` holds the new state whole and
+/// the objects may be half old, half new. Otherwise the objects are the
+/// truth: anyone may have edited one without rewriting `.zmetadata`
+/// (netcdf-c's own tests edit a `.zarray` with `sed`; netcdf-c before 4.10,
+/// and 4.10 by default, ignore it), and neither times (a copy gives every
+/// file nearly the same) nor the root objects can tell. Reading the
+/// objects of a local store costs little more than reading `.zmetadata`.
+/// Even a pending marker is believed only while the root objects are
+/// either its old or its new version, so a later writer's change wins.
 fn current_consolidated(store: &dyn Zmap, how: Consolidation) -> NcResult<Option<Map<String, Value>>> {
     if how == Consolidation::Ignore {
         return Ok(None);
     }
     let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
-    if how == Consolidation::Trust && pending.is_none() {
-        return Ok(Some(meta));
-    }
-    if pending.is_none()
-        && let Some(written) = store.modified(ZMETADATA)?
-    {
-        for key in [".zgroup", ".zattrs"] {
-            if store.modified(key)?.is_some_and(|t| t > written) {
-                return Ok(None);
-            }
-        }
-    }
+    let Some(pending) = pending else {
+        return Ok((how == Consolidation::Trust).then_some(meta));
+    };
     let direct = Source { store, consolidated: None, fetched: Default::default() };
     for key in [".zgroup", ".zattrs"] {
         let real = direct.json(key)?;
-        let old = pending.as_ref().map(|p| p.get(key).filter(|v| !v.is_null()));
-        if meta.get(key) != real.as_ref() && old.is_none_or(|old| old != real.as_ref()) {
+        let old = pending.get(key).filter(|v| !v.is_null());
+        if meta.get(key) != real.as_ref() && old != real.as_ref() {
             return Ok(None);
         }
     }
@@ -161,7 +160,7 @@ fn current_consolidated(store: &dyn Zmap, how: Consolidation) -> NcResult<Option
 /// Read a dataset's metadata into a model, using consolidated metadata
 /// where it is current.
 pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
-    read_dataset_with(store, ReadOptions { writable, consolidation: Consolidation::Verify })
+    read_dataset_with(store, ReadOptions { writable, consolidation: Consolidation::Verify, pure_zarr: false })
 }
 
 /// Read a dataset's metadata into a model.
@@ -196,7 +195,9 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         None => return super::v3::read_dataset(store, opts),
     };
     check_zarr_format(&zgroup)?;
-    let layout = if root_attrs.contains_key("_nczarr_superblock") {
+    let layout = if opts.pure_zarr {
+        Layout::Pure
+    } else if root_attrs.contains_key("_nczarr_superblock") {
         Layout::Current
     } else if zgroup.contains_key("_nczarr_superblock") {
         Layout::Lower
@@ -207,9 +208,8 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     } else {
         Layout::Pure
     };
-    let legacy = matches!(layout, Layout::Lower | Layout::Upper | Layout::V1);
     let ncproperties = root_attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
-    let mut reader = Reader { src, layout, model: Model::new(writable && !legacy), pending: Vec::new() };
+    let mut reader = Reader { src, layout, model: Model::new(writable), pending: Vec::new() };
     reader.read_group(0, root_attrs, zgroup, 0)?;
     for (g, name) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name)?;
@@ -218,12 +218,19 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
     }
+    // Older layouts are written back as they are read, so that an edit
+    // does not lock their readers out: netcdf-c 4.9.0's (still Debian's
+    // and Ubuntu's) in its own layout, which 4.9.0 reads and later
+    // versions read too. The layouts of 4.8 and of 4.9.1-4.9.2, which
+    // no maintained distribution ships, are upgraded to the current one
+    // at the first commit, as netcdf-c 4.10 does when it writes one.
+    model.layout_490 = layout == Layout::Upper;
     // Variable-length strings are read only, and a rewrite of the
     // metadata would not keep their dtype: such a dataset opens read-only.
     if model.groups.iter().any(|g| g.vars.iter().any(|v| v.vlen)) {
         model.writable = false;
     }
-    Ok(ReadResult { model, ncproperties, legacy })
+    Ok(ReadResult { model, ncproperties })
 }
 
 struct Reader<'a> {
@@ -298,6 +305,7 @@ impl Reader<'_> {
             }
             // netcdf-c's pure Zarr mode still writes (and reads) the types.
             Layout::Upper => zattrs.get("_NCZARR_ATTR"),
+            Layout::Pure => zattrs.get("_nczarr_attr").or_else(|| zattrs.get("_NCZARR_ATTR")),
             _ => zattrs.get("_nczarr_attr"),
         };
         // netcdf-c 4.9.0 wrote `{}` (no "types") when there was nothing
@@ -341,6 +349,11 @@ impl Reader<'_> {
             }
             let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
                 (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
+                // Zarr has no char type: read as pure Zarr, netcdf-c 4.10
+                // gives the text NCZarr typed `>S1` as a string.
+                (_, _, Some(dtype)) if self.layout == Layout::Pure && is_char_dtype(dtype) => {
+                    decode_typed(value, "|S1")
+                }
                 (_, _, Some(dtype)) => decode_typed(value, dtype),
                 _ => decode_inferred(value),
             };
@@ -544,17 +557,15 @@ impl Reader<'_> {
                 }
             },
         };
-        let (mut atts, fill_error) = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
+        let (atts, fill_error) = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
         data_error = data_error.or(fill_error);
         if data_error.is_none() && chunk_bytes(&dtype, if scalar { &[] } else { &chunks }).is_none() {
             // No object can be that big.
             data_error = Some(NcError::ENCZARR);
         }
-        if self.layout == Layout::Pure && !no_fill && !atts.iter().any(|a| a.name == FILL_VALUE) && data_error.is_none()
-        {
-            // netcdf-c shows a pure Zarr fill_value as a _FillValue attribute.
-            atts.push(Attr { name: FILL_VALUE.to_string(), values: fill.clone() });
-        }
+        // A pure Zarr `fill_value` is the variable's fill (nc_inq_var_fill,
+        // missing chunks) but not a `_FillValue` attribute: netcdf-c 4.10
+        // shows none (its ref_purezarr.cdl), so ncdump prints the values.
         let order_f = match zarray.get("order") {
             None | Some(Value::Null) => false,
             Some(Value::String(o)) if o == "C" => false,
@@ -589,6 +600,11 @@ impl Reader<'_> {
         self.model.groups[g].vars.push(var);
         Ok(())
     }
+}
+
+/// Does a recorded attribute type say NC_CHAR (`>S1`, 4.9.0's `<U1`)?
+fn is_char_dtype(dtype: &str) -> bool {
+    parse_dtype(dtype).is_ok_and(|d| d.xtype == NC_CHAR || d.utf32)
 }
 
 /// The codec chain of an array: its `filters`, then its `compressor`.

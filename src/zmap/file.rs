@@ -645,10 +645,6 @@ impl Zmap for FileMap {
         Ok(())
     }
 
-    fn modified(&self, key: &str) -> NcResult<Option<std::time::SystemTime>> {
-        Ok(fs::metadata(self.read_path(key)?).ok().filter(|m| m.is_file()).and_then(|m| m.modified().ok()))
-    }
-
     fn exists(&self, key: &str) -> NcResult<bool> {
         Ok(fs::metadata(self.read_path(key)?).is_ok_and(|m| m.is_file()))
     }

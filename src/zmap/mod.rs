@@ -106,12 +106,6 @@ pub trait Zmap: Send + Sync {
     /// dataset).
     fn destroy(&self) -> NcResult<()>;
 
-    /// When the object under `key` was last written, where the storage
-    /// keeps that (`None`: unknown or no object).
-    fn modified(&self, _key: &str) -> NcResult<Option<std::time::SystemTime>> {
-        Ok(None)
-    }
-
     /// Is there an object (not just a path segment) under `key`?
     fn exists(&self, key: &str) -> NcResult<bool> {
         Ok(self.get(key)?.is_some())

@@ -168,10 +168,6 @@ impl Zmap for Traced {
         self.traced(format_args!("destroy"), || self.inner.destroy(), nothing)
     }
 
-    fn modified(&self, key: &str) -> NcResult<Option<std::time::SystemTime>> {
-        self.traced(format_args!("modified {key}"), || self.inner.modified(key), nothing)
-    }
-
     fn exists(&self, key: &str) -> NcResult<bool> {
         self.traced(format_args!("exists {key}"), || self.inner.exists(key), nothing)
     }

@@ -42,15 +42,15 @@ def dumper(tmp_path_factory):
     return build(HERE / "dump_values.c", tmp_path_factory.mktemp("tools") / "dump_values")
 
 
-def zarr_url(path):
-    return f"file://{path}#mode=zarr,file"
+def zarr_url(path, mode="zarr"):
+    return f"file://{path}#mode={mode},file"
 
 
-def dump(dumper, path):
+def dump(dumper, path, mode="zarr"):
     """Run dump_values on a store and parse what it prints (see its header):
     {"open_error", "errors", "groups": {path: {"dims", "atts"}},
      "vars": {path: {"type", "dims", "fill", "atts", "data"}}}."""
-    result = subprocess.run([str(dumper), zarr_url(path)], capture_output=True, timeout=60)
+    result = subprocess.run([str(dumper), zarr_url(path, mode)], capture_output=True, timeout=60)
     assert result.returncode == 0, f"dump_values exited {result.returncode}: {result.stderr.decode(errors='replace')}"
     text = result.stdout.decode("utf-8", "surrogateescape")
     view = {"open_error": None, "errors": [], "groups": {}, "vars": {}, "text": text}

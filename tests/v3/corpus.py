@@ -541,12 +541,12 @@ def stale_consolidated(path, zarr_format=3):
     added at the root and one in /g, an attribute added to /top, data of
     /top rewritten. zarr-python's default view (consolidated metadata)
     does not see the new arrays or the new attribute; it sees the data.
+    That is what we read in v3; in v2 on local storage we read the objects
+    (netcdf-c's view), which do have them.
 
-    v2: zarr-python writes .zgroup, .zattrs and .zmetadata concurrently, so
-    about 1 time in 13 the root objects come out newer than .zmetadata, and
-    our v2 reader (which takes a .zmetadata older than the root objects as
-    stale) then lists the store. .zmetadata's time is set to the newest of
-    the three here, so the store is what zarr-python meant to write."""
+    .zmetadata's time is set to the newest of the root objects (zarr-python
+    writes them concurrently), so that no reader going by times could take
+    it as stale at once."""
     fmt = zarr_format
     with warnings.catch_warnings():
         warnings.simplefilter(QUIET)

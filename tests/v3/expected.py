@@ -29,13 +29,12 @@ Mapping rules (v3; the v2 rules are our v2 reader's, src/format/):
   fill not checked (v2 precedent: tests/interop/test_zarr.py "complex").
 * Dimensions: v3 `dimension_names` (null entries anonymous), else
   `_ARRAY_DIMENSIONS`; v2 `_ARRAY_DIMENSIONS`. Then exactly the v2
-  reader's pure-Zarr rule (Reader::pure_dims): arrays in depth-first
-  order (a group's arrays by name, then its subgroups by name); a name is
-  looked up in the array's group and its ancestors (nearest first) and
-  reused if the length matches; if the nearest has another length and
-  lives in the array's own group, the dimension becomes the root's
-  `_Anonymous_Dim_<len>`; otherwise it is defined in the array's group.
-  Unnamed dimensions are the root's `_Anonymous_Dim_<len>`. 0-d arrays
+  reader's pure-Zarr rule (format::build::pure_dims), netcdf-c 4.10's:
+  every dimension of an array is its own group's. A name is reused if
+  the group has it with the same length; with another length the
+  dimension becomes the group's `_Anonymous_Dim_<len>`; otherwise it is
+  defined there. Unnamed dimensions are the group's
+  `_Anonymous_Dim_<len>`. 0-d arrays
   are scalars.
 * Fill: nc_inq_var_fill gives the metadata `fill_value` decoded per the
   spec (NaN/Infinity/-Infinity, hex bit patterns with their payload,
@@ -48,8 +47,8 @@ Mapping rules (v3; the v2 rules are our v2 reader's, src/format/):
   char holding its compact JSON text. Hidden: `_ARRAY_DIMENSIONS`,
   `_nczarr_*`, `_NCZARR_*`, `_NCProperties`. A variable's `_FillValue`
   attribute takes the variable's type (xarray's v3 base64 float form
-  decoded first). v2 only: without one, the fill value is shown as
-  `_FillValue` (as netcdf-c shows a pure Zarr fill_value); not in v3.
+  decoded first). Without one, the fill value is no attribute (netcdf-c
+  4.10 shows none for a pure Zarr fill_value, v2 or v3).
 * Data: every value, C order, compared exactly (floats bit for bit but
   any NaN equals any NaN; -0.0 differs from 0.0). Strings are compared as
   the C strings nc_get_var gives: bytes up to the first NUL, shown as
@@ -57,8 +56,9 @@ Mapping rules (v3; the v2 rules are our v2 reader's, src/format/):
 * Codecs: those listed in REQUIRED_CODECS must decode. The other
   numcodecs.* codecs zarr-python writes (OPTIONAL_CODECS) may decode or
   give NC_ENOFILTER, never other values. Unknown codecs: NC_ENOFILTER.
-* Consolidated metadata, when the root has it, is what the store holds
-  (zarr-python's default view); else the store is listed.
+* v3 consolidated metadata, when the root has it, is what the store holds
+  (zarr-python's default view); else the store is listed. v2 local
+  stores: the objects, never `.zmetadata` (netcdf-c's view).
 """
 
 import base64
@@ -76,7 +76,8 @@ NC_ENOTNC = -51
 NC_ENOFILTER = -136
 
 # Is a v3 array's fill_value shown as a `_FillValue` attribute when it has
-# none (as v2 does)? See ASSUMED_MAPPINGS: this one switch flips the rule.
+# none? See ASSUMED_MAPPINGS: this one switch flips the rule. (v2: never,
+# as netcdf-c 4.10 shows none, its ref_purezarr.cdl.)
 V3_FILL_VALUE_ATTRIBUTE = False
 
 # Every mapping decision the rules above took without a precedent in the
@@ -97,10 +98,9 @@ ASSUMED_MAPPINGS = [
     ("nc_inq_var_fill = metadata fill_value, even when xarray's `_FillValue` attribute differs",
      "the v2 reader keeps them apart (Var.fill from fill_value); missing chunks read as fill_value, as zarr"
      " does; e.g. xarray's packed int16: fill_value 0, _FillValue -32767"),
-    ("v3: the metadata fill_value is NOT shown as a `_FillValue` attribute (v2: it is, as today)",
+    ("v3: the metadata fill_value is NOT shown as a `_FillValue` attribute (nor in v2, as netcdf-c 4.10)",
      "in v3 xarray keeps the CF _FillValue apart (use_zarr_fill_value_as_mask=False) and writes fill_value 0"
      " for every int/bool: a synthesized _FillValue 0 would mask time 0, x 0, flag False in netCDF clients."
-     " The v2 pure-Zarr precedent (netcdf-c too) synthesizes it; v2 xarray does mask with fill_value."
      " V3_FILL_VALUE_ATTRIBUTE flips it"),
     ("xarray's v3 base64 `_FillValue` on float arrays -> attribute of the variable's type",
      "the issue says 'decoded to the variable's type'; a base64 text on a non-float array stays char"),
@@ -122,9 +122,9 @@ ASSUMED_MAPPINGS = [
      " an open error must not be NC_ENOTNC (that is what a reader without v3 says)"),
     ("unknown extension field with must_understand false: ignored, values read", "the spec"),
     ("bytes codec with an endian on a 1-byte type: accepted", "the spec makes endian optional there, not forbidden"),
-    ("stale consolidated metadata (nodes added after consolidating): not seen; attributes as consolidated",
-     "zarr-python's default view; our v2 reader does the same for a stale .zmetadata whose root objects are"
-     " unchanged"),
+    ("v3 stale consolidated metadata (nodes added after consolidating): not seen; attributes as consolidated",
+     "zarr-python's default view. v2 on local storage: the objects win over a stale .zmetadata, as netcdf-c"
+     " reads them (its run_filter_errors)"),
     ("corrupt data (bad shard index, crc32c, truncated chunks): any error code on that variable",
      "the issue says 'errors'; NC_EFILTER or NC_ENCZARR would both do"),
     ("a vlen-utf8 element that is not UTF-8: an error (test only in DEBATABLE_CORRUPTORS, not run by default)",
@@ -189,16 +189,9 @@ def load_nodes(store, fmt):
 
         walk(store, "/")
         return nodes
-    zmeta = _read_json(store / ".zmetadata")
-    if zmeta is not None:
-        meta = zmeta["metadata"]
-        nodes["/"] = {"kind": "group", "attrs": meta.get(".zattrs", {}), "meta": meta[".zgroup"]}
-        for key, doc in meta.items():
-            prefix, _, leaf = key.rpartition("/")
-            if prefix and leaf in (".zgroup", ".zarray"):
-                nodes["/" + prefix] = {"kind": "group" if leaf == ".zgroup" else "array",
-                                       "attrs": meta.get(prefix + "/.zattrs", {}), "meta": doc}
-        return nodes
+    # v2 on local storage: the objects themselves, whatever `.zmetadata`
+    # says (netcdf-c reads them; a stale `.zmetadata` must not hide an
+    # edit: its run_filter_errors).
     nodes["/"] = {"kind": "group", "attrs": _read_json(store / ".zattrs") or {}, "meta": _read_json(store / ".zgroup")}
 
     def walk2(directory, gpath):
@@ -222,14 +215,6 @@ def _parent(path):
 
 def _leaf(path):
     return path.rpartition("/")[2]
-
-
-def _ancestry(gpath):
-    out = [gpath]
-    while gpath != "/":
-        gpath = _parent(gpath)
-        out.append(gpath)
-    return out
 
 
 def _depth_first(nodes):
@@ -444,30 +429,16 @@ class Dims:
     def __init__(self, groups):
         self.defined = {g: {} for g in groups}
 
-    def _nearest(self, gpath, name):
-        for g in _ancestry(gpath):
-            if name in self.defined[g]:
-                return g
-        return None
-
     def resolve(self, gpath, names, shape):
         named = names if names is not None and len(names) == len(shape) else None
+        here = self.defined[gpath]
         out = []
         for i, n in enumerate(shape):
-            if named and _valid_name(named[i]):
-                name, home = named[i], gpath
-            else:
-                name, home = f"_Anonymous_Dim_{n}", "/"
-            nearest = self._nearest(home, name)
-            if nearest is not None and self.defined[nearest][name] == n:
-                out.append((name, n))
-            elif name in self.defined[home]:
-                anon = f"_Anonymous_Dim_{n}"
-                self.defined["/"].setdefault(anon, n)
-                out.append((anon, n))
-            else:
-                self.defined[home][name] = n
-                out.append((name, n))
+            name = named[i] if named and _valid_name(named[i]) else f"_Anonymous_Dim_{n}"
+            if here.get(name, n) != n:
+                name = f"_Anonymous_Dim_{n}"
+            here.setdefault(name, n)
+            out.append((name, n))
         return out
 
 
@@ -562,7 +533,7 @@ def expected_view(store, fmt, corrupt=None):
             else:
                 bits = float_bits(fill, t) if t in FLOAT_BITS else None
                 var["fill"] = {"nofill": nofill, "value": _as_nc(fill, t), "bits": bits}
-                if "_FillValue" not in var["atts"] and not nofill and (fmt == 2 or V3_FILL_VALUE_ATTRIBUTE):
+                if "_FillValue" not in var["atts"] and not nofill and fmt == 3 and V3_FILL_VALUE_ATTRIBUTE:
                     var["atts"]["_FillValue"] = (t, [_as_nc(fill, t)])
         view["vars"][path] = var
     for g in groups:
@@ -674,7 +645,8 @@ def self_check(view, store, fmt):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            root = zarr.open_group(store, mode="r", zarr_format=fmt)
+            # v2: the objects, as expected.py reads local v2 stores.
+            root = zarr.open_group(store, mode="r", zarr_format=fmt, use_consolidated=None if fmt == 3 else False)
             members = {"/" + path for path, _ in root.members(max_depth=None)}
         except Exception:  # hand-edited stores zarr-python refuses
             members = None

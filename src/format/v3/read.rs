@@ -114,7 +114,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult>
     let attrs = object(root.get("attributes"))?;
     let ncproperties = attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
     let src = Source { store, consolidated, fetched: Default::default() };
-    let nczarr = attrs.contains_key(SUPERBLOCK);
+    let nczarr = attrs.contains_key(SUPERBLOCK) && !opts.pure_zarr;
     let mut model = Model::new(opts.writable);
     model.zarr_v3 = true;
     let mut reader = Reader { src, model, pending: Vec::new(), nczarr };
@@ -126,7 +126,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult>
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
     }
-    Ok(ReadResult { model, ncproperties, legacy: false })
+    Ok(ReadResult { model, ncproperties })
 }
 
 struct Reader<'a> {
