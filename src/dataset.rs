@@ -66,12 +66,13 @@ pub struct Dataset {
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
-/// name and version.
-pub fn our_ncproperties() -> String {
+/// name and version. `nczarr=` is the NCZarr format version of what is
+/// written: 2.0.0 for Zarr v2, 3.0.0 for v3 (as its `_nczarr_superblock`).
+pub fn our_ncproperties(zarr_v3: bool) -> String {
     format!(
         "version=2,netcdf={},nczarr={},nczarr-rs={}",
         crate::NC_API_VERSION,
-        format::nczarr::NCZARR_FORMAT_VERSION,
+        if zarr_v3 { format::v3::write::NCZARR_V3_VERSION } else { format::nczarr::NCZARR_FORMAT_VERSION },
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -112,7 +113,7 @@ fn write_options(url: &DatasetUrl, ncproperties: Option<&str>, model: &Model) ->
     WriteOptions {
         pure_zarr: url.pure_zarr(),
         xarray_dims: url.xarray_dims(),
-        ncproperties: ncproperties.map_or_else(our_ncproperties, str::to_string),
+        ncproperties: ncproperties.map_or_else(|| our_ncproperties(model.zarr_v3), str::to_string),
         consolidated: !url.has_mode("noconsolidated") && !layout_490,
         layout_490,
         zarr_v3: model.zarr_v3,
@@ -141,7 +142,7 @@ impl Dataset {
         model.dirty = true;
         // The empty dataset is stored at once, so the path holds a
         // readable dataset from here on, whatever happens to this process.
-        let ncproperties = our_ncproperties();
+        let ncproperties = our_ncproperties(model.zarr_v3);
         let opts = write_options(&url, Some(&ncproperties), &model);
         let mut commit = format::nczarr::CommitState::default();
         let clobber = cmode & NC_NOCLOBBER == 0;

@@ -328,3 +328,18 @@ fn shards() {
     }
     assert_eq!(ints(open(&objects(vec![1, 2, 3])).unwrap(), 0), Err(NcError::ENCZARR), "shorter than its index");
 }
+
+#[test]
+fn ncproperties_names_the_nczarr_format_version_written() {
+    let dir = std::env::temp_dir().join(format!("nczarr-rs-ncprops-{}", std::process::id()));
+    for (mode, object, version) in [("nczarr,v3", "zarr.json", "nczarr=3.0.0"), ("nczarr", ".zattrs", "nczarr=2.0.0")] {
+        let path = dir.join(mode.replace(',', "-"));
+        let mut ds = Dataset::create(&format!("file://{}#mode={mode},file", path.display()), 0).unwrap();
+        ds.close().unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(path.join(object)).unwrap()).unwrap();
+        let attrs = if object == "zarr.json" { &doc["attributes"] } else { &doc };
+        let props = attrs["_NCProperties"].as_str().unwrap();
+        assert!(props.contains(version), "{mode}: {props}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
