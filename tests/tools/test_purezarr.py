@@ -123,3 +123,26 @@ def test_edited_attributes_win_over_stale_consolidated_metadata(ours, base):
     assert code == 0, err
     assert ':units = "edited" ;' in out
     assert " data = 1, 2, 3, 4 ;" in out
+
+
+def test_v3_one_byte_text_is_char(ours, base):
+    """A char variable written as pure Zarr v3 (one-byte
+    null_terminated_bytes) reads back as char, as does zarr-python's `S1`."""
+    import numpy as np
+    import zarr
+
+    cdl = base / "chars.cdl"
+    cdl.write_text('netcdf chars {\ndimensions:\n  n = 4 ;\nvariables:\n  char c(n) ;\ndata:\n  c = "abc" ;\n}\n')
+    ours_store = base / "chars-v3.zarr"
+    ok("ncgen", ours, "-4", "-b", "-o", zarr_url(ours_store, "zarr,v3,file"), cdl, cwd=base)
+    code, out, err = run("ncdump", ours, zarr_url(ours_store, "zarr,file"))
+    assert code == 0, err
+    assert "\tchar c(n) ;" in out and ' c = "abc" ;' in out
+
+    zp = base / "s1-v3.zarr"
+    g = zarr.open_group(str(zp), mode="w", zarr_format=3)
+    a = g.create_array("s", shape=(3,), chunks=(3,), dtype="S1", dimension_names=["m"])
+    a[:] = np.array([b"x", b"y", b"z"], dtype="S1")
+    code, out, err = run("ncdump", ours, zarr_url(zp, "zarr,file"))
+    assert code == 0, err
+    assert "\tchar s(m) ;" in out and ' s = "xyz" ;' in out

@@ -76,6 +76,7 @@ static void print_one(nc_type t, const void *buf, size_t i)
     case NC_UINT64: printf("%llu", ((const unsigned long long *)buf)[i]); break;
     case NC_FLOAT: print_double(((const float *)buf)[i]); break;
     case NC_DOUBLE: print_double(((const double *)buf)[i]); break;
+    case NC_CHAR: print_json_text((const char *)buf + i, 1); break;
     case NC_STRING: {
         const char *s = ((char *const *)buf)[i];
         if (s) print_json_text(s, strlen(s)); else printf("null");

@@ -89,7 +89,8 @@ ASSUMED_MAPPINGS = [
      "the issue asks float16 read as float for v3 only; our v2 reader refuses `<f2` today (EBADTYPE)"),
     ("numpy.datetime64 / numpy.timedelta64 / structured / complex / r* -> ubyte stand-in, data NC_EBADTYPE",
      "the v2 precedent for unsupported dtypes; datetime64 could instead be int64 with a units attribute"),
-    ("variable_length_bytes (and `bytes`), null_terminated_bytes -> NC_STRING, bytes up to the first NUL",
+    ("variable_length_bytes (and `bytes`), null_terminated_bytes -> NC_STRING, bytes up to the first NUL;"
+     " one-byte null_terminated_bytes (numpy S1) -> NC_CHAR",
      "the issue: `S` 'as v2 does' (v2 `|S` is NC_STRING); a C string cannot hold a NUL"),
     ("v3 fill_value of null_terminated_bytes / variable_length_bytes: base64-decoded",
      "zarr-python writes them base64 (ZARR_V3.md 1.5); our v2 reader takes v2 `|S` fills as written (netcdf-c)"),
@@ -242,6 +243,9 @@ def nc_type(meta, fmt):
         name = dt if isinstance(dt, str) else dt.get("name")
         if name in NC_TYPES:
             return NC_TYPES[name]
+        # One-byte text (numpy `S1`, our NC_CHAR) is netCDF's char.
+        if name == "null_terminated_bytes" and (dt.get("configuration") or {}).get("length_bytes") == 1:
+            return "char"
         return "string" if name in V3_STRING_TYPES else None
     dt = meta["dtype"]
     if not isinstance(dt, str) or len(dt) < 2:
@@ -280,6 +284,10 @@ def _as_nc(value, t):
     """One numpy value in the netCDF type `t`, as dumper output parses."""
     if t == "string":
         return c_string(value)
+    if t == "char":
+        # One byte, as dump_values prints a char's data (a NUL: 0).
+        raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+        return raw[0] if raw else 0
     if t in ("float", "double"):
         return float(np.asarray(value).astype("f4" if t == "float" else "f8"))
     return int(value)
@@ -306,6 +314,10 @@ def decode_fill(meta, fmt, t):
     name = _dtype_name(meta, fmt)
     if fmt == 2 and fv is None:
         return 1, ("" if t == "string" else 0.0 if t in ("float", "double") else 0)
+    if t == "char":
+        # dump_values prints a char fill as its one-character text.
+        raw = base64.b64decode(fv) if isinstance(fv, str) else bytes(fv or [])
+        return 0, raw[:1].decode("latin-1") if raw else "\0"
     if t == "string":
         if name in ("null_terminated_bytes", "variable_length_bytes", "bytes") or (fmt == 2 and "S" in name):
             raw = bytes(fv) if isinstance(fv, list) else base64.b64decode(fv)
@@ -532,7 +544,7 @@ def expected_view(store, fmt, corrupt=None):
                 var["ignore_atts"].add("_FillValue")
             else:
                 bits = float_bits(fill, t) if t in FLOAT_BITS else None
-                var["fill"] = {"nofill": nofill, "value": _as_nc(fill, t), "bits": bits}
+                var["fill"] = {"nofill": nofill, "value": fill if t == "char" else _as_nc(fill, t), "bits": bits}
                 if "_FillValue" not in var["atts"] and not nofill and fmt == 3 and V3_FILL_VALUE_ATTRIBUTE:
                     var["atts"]["_FillValue"] = (t, [_as_nc(fill, t)])
         view["vars"][path] = var

@@ -283,9 +283,11 @@ impl Reader<'_> {
             Some(refs) => referenced_dims(&mut self.model, &name_list(Some(refs))?, &shape)?,
             None => pure_dims(&mut self.model, g, names.as_ref(), &shape)?,
         };
-        // NCZarr's char: one-byte text (ours) or uint8 (netcdf-c's draft).
-        let char_type = info.and_then(|i| i.get("nczarr_type")).and_then(Value::as_str) == Some("char")
-            && (ty.text == Some(FixedText::Bytes(1)) || (ty.xtype == NC_UBYTE && !ty.bool));
+        // netCDF's char: one-byte text (what we write for NC_CHAR in every
+        // mode, and numpy's `S1` that zarr-python writes), or uint8 that
+        // NCZarr marks as char (netcdf-c's draft).
+        let nczarr_char = info.and_then(|i| i.get("nczarr_type")).and_then(Value::as_str) == Some("char");
+        let char_type = ty.text == Some(FixedText::Bytes(1)) || (nczarr_char && ty.xtype == NC_UBYTE && !ty.bool);
         let ty = if char_type { V3Type { xtype: NC_CHAR, text: None, ..ty } } else { ty };
         let fill = match fill {
             Some(Values::String(s)) if char_type => {
