@@ -65,7 +65,10 @@ def test_netcdf_c_4_9_0_written_by_debian_ncgen(tools, tmp_path):
         "    data [1, 2, 3, 4, -1, 6]",
     ])
     assert "_NCZARR" not in text
-    assert run(tools["describe_ours"], "-w", url(store)).startswith("redef -37\n")  # NC_EPERM
+    # Editable, and kept in 4.9.0's layout (tests/programs/test_edit_490_store.py edits one).
+    assert run(tools["describe_ours"], "-w", url(store)) == "redef 0\n" + text
+    assert "_NCZARR_SUPERBLOCK" in (store / ".zgroup").read_text()
+    assert run(tools["describe_ours"], url(store)) == text
 
 
 def put_json(path, value):
@@ -135,7 +138,9 @@ def test_netcdf_c_4_9_1_layout(tools, store_4_9_1):
     ])
     for hidden in ["_nczarr_array", "_nczarr_attr", "_nczarr_group", "_nczarr_superblock", "_ARRAY_DIMENSIONS"]:
         assert hidden not in text
-    assert run(tools["describe_ours"], "-w", url(store_4_9_1)).startswith("redef -37\n")
+    # Editable: upgraded to the current layout at its first commit.
+    assert run(tools["describe_ours"], "-w", url(store_4_9_1)) == "redef 0\n" + text
+    assert run(tools["describe_ours"], url(store_4_9_1)) == text
 
 
 def test_netcdf_c_4_8_0_objects(tools, tmp_path):
