@@ -60,7 +60,10 @@ unsafe fn selection(
     let dims: Vec<Extent> = var
         .dimids
         .iter()
-        .map(|&d| Extent { len: ds.model.dims[d].len, unlimited: ds.model.dims[d].unlimited })
+        .map(|&d| {
+            let dim = &ds.model.dims[d];
+            Extent { len: dim.len, unlimited: dim.unlimited || dim.appendable }
+        })
         .collect();
     let n = dims.len();
     let optional = |p: *const usize| -> NcResult<Option<Vec<usize>>> {

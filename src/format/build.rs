@@ -55,7 +55,7 @@ pub fn add_group(model: &mut Model, parent: usize, name: &str) -> NcResult<usize
 pub fn add_dim(model: &mut Model, g: usize, name: &str, len: usize, unlimited: bool) -> NcResult<usize> {
     check_name(name.as_bytes()).map_err(|_| NcError::ENCZARR)?;
     let id = model.dims.len();
-    model.dims.push(Dim { name: name.to_string(), len, unlimited, group: g });
+    model.dims.push(Dim { name: name.to_string(), len, unlimited, appendable: false, group: g });
     model.groups[g].dims.push(id);
     Ok(id)
 }
@@ -149,4 +149,21 @@ pub fn pure_dims(model: &mut Model, g: usize, names: Option<&Vec<String>>, shape
         dimids.push(d);
     }
     Ok(dimids)
+}
+
+/// Pure Zarr: mark as appendable (see [`crate::model::Dim::appendable`])
+/// every fixed dimension that is the first dimension of each array using
+/// it, so that records can be appended to a reopened store, as to the
+/// unlimited dimension it was written from.
+pub fn mark_appendable(model: &mut Model) {
+    let mut first_only = vec![None::<bool>; model.dims.len()];
+    for var in model.groups.iter().flat_map(|g| &g.vars) {
+        for (i, &d) in var.dimids.iter().enumerate() {
+            let ok = first_only[d].unwrap_or(true) && i == 0;
+            first_only[d] = Some(ok);
+        }
+    }
+    for (dim, first) in model.dims.iter_mut().zip(first_only) {
+        dim.appendable = !dim.unlimited && first == Some(true);
+    }
 }

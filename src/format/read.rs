@@ -17,7 +17,9 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::attrs::{decode_fill_number, decode_inferred, decode_typed};
-use super::build::{add_group, add_nczarr_dims, check_stored_name, name_list, pure_dims, referenced_dims, usize_list};
+use super::build::{
+    add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
+};
 use super::dtype::{Dtype, dtype_for, parse_dtype};
 use super::json;
 use super::source::Source;
@@ -225,6 +227,9 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     // no maintained distribution ships, are upgraded to the current one
     // at the first commit, as netcdf-c 4.10 does when it writes one.
     model.layout_490 = layout == Layout::Upper;
+    if layout == Layout::Pure {
+        mark_appendable(&mut model);
+    }
     // Variable-length strings are read only, and a rewrite of the
     // metadata would not keep their dtype: such a dataset opens read-only.
     if model.groups.iter().any(|g| g.vars.iter().any(|v| v.vlen)) {

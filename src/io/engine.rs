@@ -213,7 +213,7 @@ fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> 
     for (d, &dimid) in dimids.iter().enumerate() {
         let end = sel.end(d);
         let dim = &mut ds.model.dims[dimid];
-        if dim.unlimited && end > dim.len {
+        if (dim.unlimited || dim.appendable) && end > dim.len {
             dim.len = end;
             ds.model.dirty = true;
         }

@@ -38,6 +38,12 @@ pub struct Dim {
     /// Current length (for an unlimited dimension, the longest record).
     pub len: usize,
     pub unlimited: bool,
+    /// Pure Zarr records no unlimited flag, so a reopened pure Zarr
+    /// dimension that is the first of every array using it grows when a
+    /// write goes past its end, as an unlimited one would (appending
+    /// records, as xarray's `append_dim` does), while still reported
+    /// fixed as netcdf-c reports it.
+    pub appendable: bool,
     /// Id of the group that defines it.
     pub group: usize,
 }
@@ -302,7 +308,7 @@ impl Model {
         }
         self.enter_define_mode()?;
         let dimid = self.dims.len();
-        self.dims.push(Dim { name, len, unlimited: len == 0, group: grp });
+        self.dims.push(Dim { name, len, unlimited: len == 0, appendable: false, group: grp });
         self.groups[grp].dims.push(dimid);
         self.dirty = true;
         Ok(dimid)

@@ -19,7 +19,7 @@ use super::write::{ARRAY, ATTRS, GROUP, SUPERBLOCK};
 use crate::error::{NcError, NcResult};
 use crate::format::attrs::{decode_inferred, decode_typed};
 use crate::format::build::{
-    add_group, add_nczarr_dims, check_stored_name, name_list, pure_dims, referenced_dims, usize_list,
+    add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
 };
 use crate::format::dtype::dtype_for;
 use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
@@ -122,9 +122,13 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult>
     for (g, name, doc) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name, &doc)?;
     }
+    let pure = !reader.nczarr;
     let mut model = reader.model;
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
+    }
+    if pure {
+        mark_appendable(&mut model);
     }
     Ok(ReadResult { model, ncproperties })
 }
