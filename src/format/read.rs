@@ -101,8 +101,8 @@ fn is_reserved_key(key: &str) -> bool {
 /// pending marker of an unfinished commit (see `nczarr.rs`), if any.
 type Consolidated = (Map<String, Value>, Option<Map<String, Value>>);
 
-fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
-    let Some(bytes) = store.get(ZMETADATA)? else { return Ok(None) };
+fn consolidated(bytes: Option<Vec<u8>>) -> NcResult<Option<Consolidated>> {
+    let Some(bytes) = bytes else { return Ok(None) };
     // A malformed .zmetadata is ignored: the objects themselves are the truth.
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
@@ -140,11 +140,15 @@ fn consolidated(store: &dyn Zmap) -> NcResult<Option<Consolidated>> {
 /// objects of a local store costs little more than reading `.zmetadata`.
 /// Even a pending marker is believed only while the root objects are
 /// either its old or its new version, so a later writer's change wins.
-fn current_consolidated(store: &dyn Zmap, how: Consolidation) -> NcResult<Option<Map<String, Value>>> {
+fn current_consolidated(
+    store: &dyn Zmap,
+    how: Consolidation,
+    zmetadata: Option<Vec<u8>>,
+) -> NcResult<Option<Map<String, Value>>> {
     if how == Consolidation::Ignore {
         return Ok(None);
     }
-    let Some((meta, pending)) = consolidated(store)? else { return Ok(None) };
+    let Some((meta, pending)) = consolidated(zmetadata)? else { return Ok(None) };
     let Some(pending) = pending else {
         return Ok((how == Consolidation::Trust).then_some(meta));
     };
@@ -168,8 +172,25 @@ pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
 /// Read a dataset's metadata into a model.
 pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult> {
     let writable = opts.writable;
-    let src =
-        Source { store, consolidated: current_consolidated(store, opts.consolidation)?, fetched: Default::default() };
+    // Both versions' root objects in one batch: on S3 an open is then one
+    // round trip whether the store is v2 with `.zmetadata` or v3, instead
+    // of v3 costing four misses first. Without consolidated metadata the
+    // batch takes v2's root objects instead.
+    let ignore = opts.consolidation == Consolidation::Ignore;
+    let first: &[&str] = if ignore { &[".zgroup", ".zattrs"] } else { &[ZMETADATA] };
+    let keys: Vec<String> = first.iter().chain(&[super::v3::ZARR_JSON]).map(|k| k.to_string()).collect();
+    let mut probe = store.get_many(&keys)?;
+    let zarr_json = probe.pop().flatten();
+    let zmetadata = if ignore { None } else { probe.pop().flatten() };
+    if zarr_json.is_some() && zmetadata.is_none() && (!ignore || probe.iter().all(Option::is_none)) {
+        return super::v3::read_dataset_from(store, opts, zarr_json);
+    }
+    let fetched = if ignore { keys.into_iter().zip(probe).collect() } else { Default::default() };
+    let src = Source {
+        store,
+        consolidated: current_consolidated(store, opts.consolidation, zmetadata)?,
+        fetched: std::cell::RefCell::new(fetched),
+    };
     // The root objects together; `.nczarr` (netcdf-c 4.8.0) is read only
     // when they name no newer layout.
     src.prefetch(vec![".zgroup".to_string(), ".zattrs".to_string()])?;
@@ -194,7 +215,7 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         None if v1_superblock()? => (Map::new(), src.object(".zattrs")?, true),
         // No v2 root: Zarr v3, or not a dataset. (Probed last, so that v2
         // opens make no extra request.)
-        None => return super::v3::read_dataset(store, opts),
+        None => return super::v3::read_dataset_from(store, opts, zarr_json),
     };
     check_zarr_format(&zgroup)?;
     let layout = if opts.pure_zarr {

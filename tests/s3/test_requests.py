@@ -29,9 +29,27 @@ def test_consolidated_open_is_one_get(progs, server, prefix, env, proxy_for):
     assert [r for r in reqs if r.method == "HEAD"] == [], summary
     assert proxy.lists() == [], summary
     assert [r for r in reqs if r.method not in ("GET", "HEAD")] == [], summary
+    # `.zmetadata`, and v3's root probed in the same batch (a miss).
     gets = proxy.object_gets()
-    assert len(gets) == 1, summary
-    assert gets[0].key == f"{prefix}/d.zarr/.zmetadata"
+    assert sorted(g.key for g in gets) == [f"{prefix}/d.zarr/.zmetadata", f"{prefix}/d.zarr/zarr.json"], summary
+    assert [g.status for g in gets if g.key.endswith("zarr.json")] == [404], summary
+
+
+def test_v3_open_is_one_round_trip(progs, server, prefix, env, proxy_for):
+    """A v3 store's root is asked for together with v2's `.zmetadata`: no
+    v2 object (`.zgroup`, `.zattrs`, `.nczarr`) is probed first."""
+    run(progs["write_sample"], s3_url(server.endpoint, BUCKET, f"{prefix}/d.zarr", mode="nczarr,v3"), env=env)
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="GET", seconds=0.2)
+    out = run(progs["s3probe"], "meta", s3_url(proxy.endpoint, BUCKET, f"{prefix}/d.zarr", mode="nczarr,v3"),
+              env=env).stdout
+    assert status_of(out, "open") == 0 and "var tas " in out
+    reqs = proxy.snapshot()
+    summary = [(r.method, r.key, r.status) for r in reqs]
+    gets = proxy.object_gets()
+    assert sorted(g.key for g in gets) == [f"{prefix}/d.zarr/.zmetadata", f"{prefix}/d.zarr/zarr.json"], summary
+    assert overlapping(gets) == 2, summary
+    assert proxy.lists() == [] and [r for r in reqs if r.method != "GET"] == [], summary
 
 
 def test_unconsolidated_open_one_get_per_object(progs, server, prefix, env, proxy_for):
@@ -52,7 +70,10 @@ def test_unconsolidated_open_one_get_per_object(progs, server, prefix, env, prox
     assert proxy.lists() == [], summary
     gets = proxy.object_gets()
     got = sorted(r.key for r in gets)
-    assert got == meta_keys, summary  # each metadata object exactly once, nothing else
+    # Each metadata object exactly once, and v3's root probed with v2's.
+    assert got == sorted([*meta_keys, f"{prefix}/d.zarr/zarr.json"]), summary
+    root_batch = [r for r in gets if r.key.endswith(("d.zarr/.zgroup", "d.zarr/.zattrs", "d.zarr/zarr.json"))]
+    assert overlapping(root_batch) == 3, summary
     # The root group's children (its variables' .zarray/.zattrs) are fetched together.
     root_children = [r for r in gets if r.key.count("/") == 3 and r.key.split("/")[2] not in ("g1",)]
     assert overlapping(root_children) > 1, summary

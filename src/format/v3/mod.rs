@@ -7,4 +7,4 @@ pub mod fill;
 pub mod read;
 pub mod write;
 
-pub use read::read_dataset;
+pub use read::{ZARR_JSON, read_dataset, read_dataset_from};

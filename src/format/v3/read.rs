@@ -98,7 +98,13 @@ fn consolidated(root: &Map<String, Value>) -> NcResult<Option<Map<String, Value>
 }
 
 pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult> {
-    let root = match store.get(ZARR_JSON)? {
+    read_dataset_from(store, opts, store.get(ZARR_JSON)?)
+}
+
+/// [`read_dataset`] with the root's `zarr.json` already fetched (`None`:
+/// there is none).
+pub fn read_dataset_from(store: &dyn Zmap, opts: ReadOptions, root: Option<Vec<u8>>) -> NcResult<ReadResult> {
+    let root = match root {
         Some(bytes) => match crate::format::json::parse(&bytes)? {
             Value::Object(m) => m,
             _ => return Err(NcError::ENCZARR),
