@@ -77,6 +77,15 @@ pub fn our_ncproperties(zarr_v3: bool) -> String {
     )
 }
 
+/// The chunk key separator of new Zarr v2 variables: `ZARR.DIMENSION_SEPARATOR`
+/// in `.ncrc` (`/` or `.`, as netcdf-c reads it), else `.`.
+fn separator_setting() -> char {
+    match crate::rc::get("ZARR.DIMENSION_SEPARATOR").ok().flatten().as_deref().map(str::trim) {
+        Some("/") => '/',
+        _ => '.',
+    }
+}
+
 /// Fragment keys that change the library rather than the dataset: `log`
 /// turns netcdf-c's log (`nclog`) on, as netcdf-c 4.9.0 does.
 fn apply_controls(url: &DatasetUrl) {
@@ -135,6 +144,7 @@ impl Dataset {
         model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
         model.layout_490 = url.layout_490();
         model.zarr_v3 = url.zarr_v3();
+        model.new_separator = separator_setting();
         if model.zarr_v3 && model.layout_490 {
             // netcdf-c 4.9.0 had no v3.
             return Err(NcError::EINVAL);
@@ -242,6 +252,7 @@ impl Dataset {
         )?;
         let mut model = read.model;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
+        model.new_separator = separator_setting();
         if model.writable {
             // Repair what a writer killed earlier left (best effort: a
             // store that cannot be written fails at its first write).

@@ -14,8 +14,16 @@ use crate::types::*;
 pub const JSON_DTYPE: &str = "|J0";
 
 /// Encode attribute values: one value as a JSON scalar, several (or none)
-/// as an array; text as a string. Returns the JSON and the dtype to record.
+/// as an array; text as a string, or as the JSON object or array it holds
+/// (netcdf-c's JSON convention, see [`char_json`]). Returns the JSON and
+/// the dtype to record. `typed`: the dtype is recorded (NCZarr), so any
+/// JSON text reads back as text; pure Zarr records none.
 pub fn encode(values: &Values) -> (Value, String) {
+    encode_as(values, true)
+}
+
+/// [`encode`], saying whether the dtype is recorded.
+pub fn encode_as(values: &Values, typed: bool) -> (Value, String) {
     let dtype = match values {
         Values::String(s) => {
             let width = s.iter().map(|x| x.len()).max().unwrap_or(1);
@@ -25,7 +33,7 @@ pub fn encode(values: &Values) -> (Value, String) {
         other => dtype_for(other.nc_type(), NC_ENDIAN_NATIVE, 1).unwrap_or_default(),
     };
     let value = match values {
-        Values::Char(bytes) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
+        Values::Char(bytes) => char_json(bytes, typed),
         Values::String(strings) => {
             let items: Vec<Value> =
                 strings.iter().map(|s| Value::String(String::from_utf8_lossy(s).into_owned())).collect();
@@ -41,18 +49,47 @@ pub fn encode(values: &Values) -> (Value, String) {
     (value, dtype)
 }
 
+/// netcdf-c's JSON convention: a char attribute whose text is a JSON
+/// object or array is stored as that value (its recorded type staying
+/// char), so that Zarr readers get the structure; it reads back as text
+/// ([`json::netcdf_c_text`]). Trailing NULs (ncgen ends text with one)
+/// are not stored. Without a recorded type (pure Zarr) only values that
+/// read back as text are stored so: objects, and arrays holding arrays or
+/// objects or starting with a string; a bare list of numbers would come
+/// back as numbers (in netcdf-c too), so it stays a string. Text that is
+/// not strict JSON (netcdf-c also stores scalars and its own number
+/// words, `[0.,1.]`, which Zarr readers cannot parse) stays a string.
+fn char_json(bytes: &[u8], typed: bool) -> Value {
+    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    let text = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) if typed || reads_back_as_text(&v) => v,
+        _ => Value::String(text),
+    }
+}
+
+/// Does an attribute of no recorded type read back as text (see
+/// [`decode_inferred`])?
+fn reads_back_as_text(v: &Value) -> bool {
+    match v {
+        Value::Object(_) => true,
+        Value::Array(items) => {
+            items.iter().any(|i| i.is_object() || i.is_array()) || items.first().is_some_and(Value::is_string)
+        }
+        _ => false,
+    }
+}
+
 fn scalar_or_array(mut items: Vec<Value>) -> Value {
     if items.len() == 1 { items.pop().unwrap_or(Value::Null) } else { Value::Array(items) }
 }
 
-/// JSON text of a value, restoring bare NaN/Infinity tokens the lenient
-/// parser turned into marked strings.
+/// The text a JSON-valued char attribute reads back as: netcdf-c's own
+/// spelling of the JSON (`NCJunparse`: `{"a": 1, "b": [1,2]}`), numbers
+/// as they were written (`1e3`, and netcdf-c's `0.`), so that netcdf-c
+/// and we read the same store the same way.
 pub fn json_text(v: &Value) -> String {
-    let mut text = String::from_utf8_lossy(&json::to_bytes(v)).into_owned();
-    for tok in ["NaN", "-Infinity", "Infinity"] {
-        text = text.replace(&format!("\"\\u0000nczarr-rs-bare:{tok}\""), tok);
-    }
-    text
+    json::restore_bare_tokens(&json::netcdf_c_text(v))
 }
 
 /// Decode an attribute with a recorded dtype.
@@ -190,7 +227,14 @@ pub fn decode_inferred(value: &Value) -> NcResult<Values> {
         }
         Value::Array(items) if !items.is_empty() => {
             let first = &items[0];
-            let atomic = |v: &Value| v.is_number() || v.is_boolean() || json::bare_token_value(v).is_some();
+            // After a first number, netcdf-c also takes "NaN", "Infinity"
+            // and "-Infinity" as numbers (what it writes for them).
+            let atomic = |v: &Value| {
+                v.is_number()
+                    || v.is_boolean()
+                    || json::bare_token_value(v).is_some()
+                    || (first.is_number() && json::non_finite_string(v).is_some())
+            };
             if !items.iter().all(atomic) {
                 return as_text(value);
             }
@@ -242,9 +286,22 @@ mod tests {
         round_trip(Values::UInt64(vec![u64::MAX, 0]));
         round_trip(Values::Float(vec![0.1, f32::MAX, f32::MIN_POSITIVE, f32::INFINITY]));
         round_trip(Values::Double(vec![std::f64::consts::PI, 1e300, -0.0]));
-        round_trip(Values::Char(b"hello \"world\"\n\0".to_vec()));
+        round_trip(Values::Char(b"hello \"world\"\n".to_vec()));
+        // Trailing NULs (ncgen's end of text) are not stored, as netcdf-c.
+        assert_eq!(encode(&Values::Char(b"\0".to_vec())).0, json!(""));
+        // JSON objects and arrays held as text are stored as JSON; in pure
+        // Zarr only those that read back as text.
+        let text = |t: &str| Values::Char(t.as_bytes().to_vec());
+        assert_eq!(encode(&text(r#"{"a": [1,2]}"#)).0, json!({"a": [1, 2]}));
+        assert_eq!(encode(&text("[1,2]")).0, json!([1, 2]));
+        assert_eq!(encode_as(&text("[1,2]"), false).0, json!("[1,2]"));
+        assert_eq!(encode_as(&text(r#"["a",1]"#), false).0, json!(["a", 1]));
+        assert_eq!(encode(&text("[0.,1.]")).0, json!("[0.,1.]"));
+        assert_eq!(encode(&text("12")).0, json!("12"));
         round_trip(Values::Char(Vec::new()));
-        round_trip(Values::Char(b"[1, 2]".to_vec()));
+        // JSON text comes back in netcdf-c's spelling, as from netcdf-c.
+        let (j, dtype) = encode(&Values::Char(b"[1, 2]".to_vec()));
+        assert_eq!(decode_typed(&j, &dtype).unwrap(), Values::Char(b"[1,2]".to_vec()));
         round_trip(Values::String(vec![b"a".to_vec(), b"".to_vec(), b"long string".to_vec()]));
         round_trip(Values::String(vec![b"one".to_vec()]));
         round_trip(Values::Int(Vec::new()));
@@ -271,7 +328,12 @@ mod tests {
         assert_eq!(decode_inferred(&json!("x")).unwrap(), Values::Char(b"x".to_vec()));
         assert_eq!(decode_inferred(&json!([1, 2.5])).unwrap(), Values::Int(vec![1, 2]));
         assert_eq!(decode_inferred(&json!(["a", "b"])).unwrap(), Values::Char(br#"["a","b"]"#.to_vec()));
-        assert_eq!(decode_inferred(&json!({"a": 1})).unwrap(), Values::Char(br#"{"a":1}"#.to_vec()));
+        assert_eq!(decode_inferred(&json!({"a": 1})).unwrap(), Values::Char(br#"{"a": 1}"#.to_vec()));
+        // After a first number, netcdf-c's spellings of non-finite values.
+        match decode_inferred(&json!([1.5, -2.25, "NaN", "-Infinity"])).unwrap() {
+            Values::Double(d) => assert!(d[0] == 1.5 && d[2].is_nan() && d[3] == f64::NEG_INFINITY),
+            other => panic!("{other:?}"),
+        }
         assert_eq!(decode_inferred(&json!(null)).unwrap(), Values::Char(b"null".to_vec()));
         let v = json::parse(b"[NaN, 1]").unwrap();
         match decode_inferred(&v).unwrap() {
@@ -284,7 +346,13 @@ mod tests {
     fn typed_decoding_is_lenient_about_spelling() {
         assert_eq!(decode_typed(&json!("3"), "<i4").unwrap(), Values::Int(vec![3]));
         assert_eq!(decode_typed(&json!([1, 2]), ">S1").unwrap(), Values::Char(b"[1,2]".to_vec()));
-        assert_eq!(decode_typed(&json!({"a": 1}), "|J0").unwrap(), Values::Char(br#"{"a":1}"#.to_vec()));
+        assert_eq!(decode_typed(&json!({"a": 1}), "|J0").unwrap(), Values::Char(br#"{"a": 1}"#.to_vec()));
+        // JSON held by a char attribute reads back in netcdf-c's spelling.
+        let v = json::parse(br#"{"k": [1,2], "w": [0.,1.], "s": "a\"b"}"#).unwrap();
+        assert_eq!(
+            decode_typed(&v, ">S1").unwrap(),
+            Values::Char(br#"{"k": [1,2], "w": [0.,1.], "s": "a\"b"}"#.to_vec())
+        );
         assert_eq!(decode_typed(&json!(["x"]), "<i4"), Err(NcError::ENCZARR));
         assert_eq!(decode_typed(&json!(1), "<q9"), Err(NcError::ENCZARR));
     }

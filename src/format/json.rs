@@ -76,6 +76,26 @@ fn rewrite_bare_tokens(text: &str) -> Option<String> {
                 replaced = true;
                 continue;
             }
+        } else if (c.is_ascii_digit() || (c == b'-' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+        {
+            // A number, or one of the number words netcdf-c writes and
+            // reads although JSON has no such numbers (`0.`, `1.e5`):
+            // those become marked strings too, kept as written.
+            let len = bytes[i..].iter().take_while(|b| b.is_ascii_digit() || b"+-.eE".contains(b)).count();
+            let token = &text[i..i + len];
+            let word = serde_json::from_str::<Number>(token).is_err() && token.parse::<f64>().is_ok();
+            if word {
+                out.push_str("\"\\u0000");
+                out.push_str(&BARE_MARK[1..]);
+                out.push_str(token);
+                out.push('"');
+                replaced = true;
+            } else {
+                out.push_str(token);
+            }
+            i += len;
+            continue;
         }
         // Copy one whole UTF-8 character.
         let len = utf8_len(c);
@@ -94,10 +114,35 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
-/// If `v` stands for a bare non-finite token, its value.
+/// If `v` stands for a bare token (non-finite, or a number word such as
+/// netcdf-c's `0.`), its value.
 pub fn bare_token_value(v: &Value) -> Option<f64> {
     let s = v.as_str()?.strip_prefix(BARE_MARK)?;
-    special_float(s)
+    special_float(s).or_else(|| s.parse::<f64>().ok())
+}
+
+/// JSON text with the marked strings of bare tokens put back as the
+/// tokens they stand for.
+pub fn restore_bare_tokens(text: &str) -> String {
+    let mark = format!("\"\\u0000{}", &BARE_MARK[1..]);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&mark) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + mark.len()..];
+        match after.find('"') {
+            Some(end) => {
+                out.push_str(&after[..end]);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[at..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The value of `"NaN"`, `"Infinity"`, `"-Infinity"` (either a plain
@@ -207,6 +252,16 @@ mod tests {
         assert_eq!(bare_token_value(&v["s"]), None);
         assert!(non_finite_string(&v["s"]).unwrap().is_nan());
         assert_eq!(v["t"], json!("x NaN"));
+    }
+
+    #[test]
+    fn number_words_are_kept_as_written() {
+        let v = parse(br#"{"a": [0.,0.,1.], "b": 1.5, "c": "0."}"#).unwrap();
+        assert_eq!(bare_token_value(&v["a"][0]), Some(0.0));
+        assert_eq!(bare_token_value(&v["a"][2]), Some(1.0));
+        assert_eq!(v["c"], json!("0."));
+        assert_eq!(restore_bare_tokens(&netcdf_c_text(&v)), r#"{"a": [0.,0.,1.], "b": 1.5, "c": "0."}"#);
+        assert_eq!(parse(b"[1.2.3]"), Err(NcError::ENCZARR));
     }
 
     #[test]

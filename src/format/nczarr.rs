@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::attrs::{JSON_DTYPE, encode};
+use super::attrs::{JSON_DTYPE, encode_as};
 use super::dtype::dtype_for;
 use super::json;
 use super::read::ZMETADATA;
@@ -328,12 +328,13 @@ pub fn write_dataset(
     Ok(())
 }
 
-/// User attributes as a JSON map, with their recorded types.
-fn encode_attrs(atts: &[Attr]) -> (Map<String, Value>, Map<String, Value>) {
+/// User attributes as a JSON map, with their types (recorded unless
+/// `pure_zarr`).
+fn encode_attrs(atts: &[Attr], pure_zarr: bool) -> (Map<String, Value>, Map<String, Value>) {
     let mut values = Map::new();
     let mut types = Map::new();
     for att in atts {
-        let (value, dtype) = encode(&att.values);
+        let (value, dtype) = encode_as(&att.values, !pure_zarr);
         values.insert(att.name.clone(), value);
         types.insert(att.name.clone(), Value::String(dtype));
     }
@@ -371,7 +372,7 @@ fn write_group(model: &Model, out: &mut Vec<(String, Value)>, g: usize, opts: &W
     out.push((join(&gkey, ".zgroup"), zgroup));
 
     let mut zattrs = Map::new();
-    let (user, mut types) = encode_attrs(&group.atts);
+    let (user, mut types) = encode_attrs(&group.atts, opts.pure_zarr);
     if g == 0 {
         zattrs.insert(NCPROPERTIES.into(), Value::String(opts.ncproperties.clone()));
         types.insert(NCPROPERTIES.into(), json!(">S1"));
@@ -415,7 +416,7 @@ fn fill_json(fill: &Values) -> Value {
             let c = c.first().copied().unwrap_or(0);
             Value::String(if c == 0 { String::new() } else { String::from_utf8_lossy(&[c]).into_owned() })
         }
-        other => encode(other).0,
+        other => encode_as(other, true).0,
     }
 }
 
@@ -475,7 +476,7 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
     }
     out.push((join(&vkey, ".zarray"), zarray));
 
-    let (mut zattrs, mut types) = encode_attrs(&var.atts);
+    let (mut zattrs, mut types) = encode_attrs(&var.atts, opts.pure_zarr);
     // Every variable's dimension names, wherever the dimensions live, as
     // netcdf-c 4.10 writes them (a reader makes them dimensions of the
     // variable's group); not when two have the same name, which xarray

@@ -381,6 +381,9 @@ impl Reader<'_> {
                     decode_typed(value, "|S1")
                 }
                 (_, _, Some(dtype)) => decode_typed(value, dtype),
+                // A string variable's untyped `_FillValue` is a string (the
+                // variable's type, as netcdf-c types it), not char text.
+                (FILL_VALUE, Some(NC_STRING), None) => decode_typed(value, "|S1"),
                 _ => decode_inferred(value),
             };
             match values {

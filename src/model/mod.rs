@@ -154,6 +154,9 @@ pub struct Model {
     pub layout_490: bool,
     /// A Zarr v3 dataset: new variables are v3 arrays.
     pub zarr_v3: bool,
+    /// The chunk key separator of new variables: `.`, or what
+    /// `ZARR.DIMENSION_SEPARATOR` in `.ncrc` says (netcdf-c's setting).
+    pub new_separator: char,
 }
 
 impl Model {
@@ -168,6 +171,7 @@ impl Model {
             dirty: false,
             ext_ncid: 0,
             layout_490: false,
+            new_separator: '.',
             zarr_v3: false,
         }
     }
@@ -387,7 +391,7 @@ impl Model {
             // Zarr v3 has variable-length strings (`string`, vlen-utf8).
             vlen: self.zarr_v3 && xtype == NC_STRING,
             codecs: Vec::new(),
-            dim_separator: '.',
+            dim_separator: self.new_separator,
             order_f: false,
             data_error: None,
             v3: self.zarr_v3.then(chunking::V3Chunks::new_array),

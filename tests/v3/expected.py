@@ -44,7 +44,7 @@ Mapping rules (v3; the v2 rules are our v2 reader's, src/format/):
   (src/format/attrs.rs decode_inferred): int -> int/uint/int64/uint64 by
   range, float (and bare NaN/Infinity) -> double, bool -> ubyte, str ->
   char, homogeneous number lists by their first item, anything else ->
-  char holding its compact JSON text. Hidden: `_ARRAY_DIMENSIONS`,
+  char holding its JSON text as netcdf-c spells it (`{"a": [1,2]}`). Hidden: `_ARRAY_DIMENSIONS`,
   `_nczarr_*`, `_NCZARR_*`, `_NCProperties`. A variable's `_FillValue`
   attribute takes the variable's type (xarray's v3 base64 float form
   decoded first). Without one, the fill value is no attribute (netcdf-c
@@ -395,7 +395,19 @@ def infer_attr(value):
             # tested have none, so this port does not guess.
             raise NotImplementedError(f"mixed numeric list {value!r}")
         return t, [float(v) if t == "double" else int(v) for v in value]
-    return "char", json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return "char", netcdf_c_json(value)
+
+
+def netcdf_c_json(value):
+    """JSON as netcdf-c spells it when it hands it out as text (its
+    NCJunparse): `", "` between and `": "` inside object entries, no
+    spaces in arrays; scalars as compact JSON."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {netcdf_c_json(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(netcdf_c_json(v) for v in value) + "]"
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def fill_attr(value, t, fmt):

@@ -23,7 +23,7 @@ use super::dtype::{attribute_type_name, for_new_var};
 use super::fill;
 use super::read::ZARR_JSON;
 use crate::error::{NcError, NcResult};
-use crate::format::attrs::encode;
+use crate::format::attrs::encode_as;
 use crate::format::nczarr::WriteOptions;
 use crate::model::attrs::FILL_VALUE;
 use crate::model::quantize::Setting;
@@ -44,14 +44,14 @@ const ARRAY_ORDER: &[&str] = &["shape", "data_type", "chunk_grid", "chunk_key_en
 
 /// User attributes as JSON, with their `attribute_types` names. A float
 /// `_FillValue` is xarray's base64 of the little-endian double.
-fn attributes(atts: &[Attr]) -> (Map<String, Value>, Map<String, Value>) {
+fn attributes(atts: &[Attr], pure_zarr: bool) -> (Map<String, Value>, Map<String, Value>) {
     let mut values = Map::new();
     let mut types = Map::new();
     for att in atts {
         let value = match &att.values {
             Values::Float(v) if att.name == FILL_VALUE && v.len() == 1 => cf_float(v[0] as f64),
             Values::Double(v) if att.name == FILL_VALUE && v.len() == 1 => cf_float(v[0]),
-            other => encode(other).0,
+            other => encode_as(other, !pure_zarr).0,
         };
         values.insert(att.name.clone(), value);
         types.insert(att.name.clone(), json!(attribute_type_name(att.values.nc_type())));
@@ -77,7 +77,7 @@ fn add_types(attrs: &mut Map<String, Value>, mut types: Map<String, Value>) {
 /// A group's document (without consolidated metadata).
 pub fn group_doc(model: &Model, g: usize, opts: &WriteOptions) -> (String, Value) {
     let group = &model.groups[g];
-    let (mut attrs, mut types) = attributes(&group.atts);
+    let (mut attrs, mut types) = attributes(&group.atts, opts.pure_zarr);
     if g == 0 {
         attrs.insert(NCPROPERTIES.into(), Value::String(opts.ncproperties.clone()));
         types.insert(NCPROPERTIES.into(), json!("char"));
@@ -173,7 +173,7 @@ pub fn array_doc(model: &Model, g: usize, v: usize, opts: &WriteOptions) -> NcRe
         None => doc.extend(new_array_chunks(model, var)?),
     }
 
-    let (mut attrs, types) = attributes(&var.atts);
+    let (mut attrs, types) = attributes(&var.atts, opts.pure_zarr);
     if let Setting::Defined(q) = var.quantize {
         // As netcdf-c: an int naming the significant digits.
         attrs.insert(q.algorithm.att_name().into(), json!(q.nsd));
