@@ -79,6 +79,20 @@ fn round_trip(data: &[u8]) {
     let text = json::to_bytes(&value);
     let parsed = json::parse(&text).unwrap_or_else(|e| panic!("{values:?} wrote unparsable {text:?}: {e:?}"));
     let back = attrs::decode_typed(&parsed, &dtype).unwrap_or_else(|e| panic!("{values:?} as {dtype}: {e:?}"));
+    // Text loses its trailing NULs, and text holding a JSON object or
+    // array comes back as the same JSON in netcdf-c's spelling.
+    if let (Values::Char(c), Values::Char(b)) = (&values, &back) {
+        let end = c.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+        let json_of =
+            |t: &[u8]| serde_json::from_slice::<serde_json::Value>(t).ok().filter(|v| v.is_object() || v.is_array());
+        let same_json = json_of(&c[..end]).is_some_and(|v| json_of(b) == Some(v));
+        assert!(
+            b[..] == c[..end] || same_json,
+            "{values:?} came back as {back:?} (JSON {})",
+            String::from_utf8_lossy(&text)
+        );
+        return;
+    }
     assert!(
         same(&back, &values),
         "{values:?} came back as {back:?} (dtype {dtype}, JSON {})",
