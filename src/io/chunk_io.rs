@@ -3,7 +3,7 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
-use super::layout::{TextEncoding, VLEN_ELEM, VarLayout, transpose};
+use super::layout::{VLEN_ELEM, VarLayout, transpose};
 use super::shard::InnerChunk;
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
@@ -23,7 +23,7 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             // The shard went away under us: it held this chunk.
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
         }
-    } else if layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+    } else if layout.chain.is_empty() && !layout.text.is_vlen() {
         let key = layout.chunk_key(idx);
         let mut data = crate::buffers::zeroed(stored_bytes)?;
         let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
@@ -108,7 +108,7 @@ fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8
     let stored_bytes = layout.stored_chunk_bytes();
     match stored {
         None => layout.fill_chunk(),
-        Some(stored) if layout.text == TextEncoding::Vlen => {
+        Some(stored) if layout.text.is_vlen() => {
             let bytes = if layout.chain.is_empty() {
                 stored
             } else {
@@ -225,7 +225,7 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if layout.shards.is_some() {
         return Err(NcError::EINTERNAL);
     }
-    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && !layout.text.is_vlen() {
         return store.put(&layout.chunk_key(idx), data);
     }
     store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
@@ -238,7 +238,7 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
         // Half floats are read only.
         return Err(NcError::EPERM);
     }
-    if layout.text == TextEncoding::Vlen {
+    if layout.text.is_vlen() {
         let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
         let table = match &layout.perm {
             Some(perm) => transpose(table, &layout.chunks, layout.elem_size, perm, false),
