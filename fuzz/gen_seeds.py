@@ -443,12 +443,41 @@ def zarr_python_stores(tmp, seeds):
 
     v3_stores(tmp, seeds)
 
+    object_stores(tmp, seeds)
+
     if ZARR2_PYTHON.exists():
         path = tmp / "zarr2"
         subprocess.run([str(ZARR2_PYTHON), "-c", ZARR2_SCRIPT, str(path)], check=True)
         add_store(seeds, "zarr2", path)
+        path = tmp / "zarr2-objects"
+        subprocess.run([str(ZARR2_PYTHON), "-c", ZARR2_OBJECTS_SCRIPT, str(path)], check=True)
+        add_store(seeds, "zarr2-objects", path)
     else:
         print(f"no {ZARR2_PYTHON}: zarr-python 2 seeds left out", file=sys.stderr)
+
+
+def object_stores(tmp, seeds):
+    """Zarr v2 numpy object arrays as zarr-python 3 writes them (`|O` with
+    a vlen-utf8 or vlen-bytes filter), compressed or not, order C and F."""
+    import numcodecs
+    import numpy as np
+    import zarr
+    from zarr.core.dtype import VariableLengthBytes, VariableLengthUTF8
+
+    path = tmp / "zarr3-objects"
+    root = zarr.open_group(path, mode="w", zarr_format=2)
+    s = root.create_array("s", shape=(5,), chunks=(2,), dtype=VariableLengthUTF8(), compressors=None)
+    s[:3] = np.array(["a", "", "\u00e9\u20ac"], dtype=object)
+    s.attrs["_ARRAY_DIMENSIONS"] = ["n"]
+    f = root.create_array("f", shape=(3, 4), chunks=(2, 3), dtype=str, order="F", fill_value=None,
+                          compressors=numcodecs.Zlib(1))
+    f[:2, :3] = np.array([["a", "bb", "ccc"], ["", "e", "f"]], dtype=object)
+    f.attrs["_ARRAY_DIMENSIONS"] = ["y", "x"]
+    b = root.create_array("b", shape=(3,), chunks=(3,), dtype=VariableLengthBytes())
+    b[:] = np.array([b"\xff", b"", b"z"], dtype=object)
+    b.attrs["_ARRAY_DIMENSIONS"] = ["m"]
+    zarr.consolidate_metadata(path)
+    add_store(seeds, "zarr3-objects", path)
 
 
 def v3_stores(tmp, seeds):
@@ -580,6 +609,20 @@ zarr.consolidate_metadata(sys.argv[1])
 """
 
 
+ZARR2_OBJECTS_SCRIPT = """
+import sys, numpy as np, zarr, numcodecs
+root = zarr.open_group(sys.argv[1], mode="w")
+s = root.create_dataset("s", shape=(5,), chunks=(2,), dtype=str)
+s[:3] = np.array(["a", "", "\u00e9\u20ac"], dtype=object)
+s.attrs["_ARRAY_DIMENSIONS"] = ["n"]
+b = root.create_dataset("b", shape=(3,), chunks=(2,), dtype=object, object_codec=numcodecs.VLenBytes(),
+                        compressor=None)
+b[:2] = np.array([b"\\xff", b"z"], dtype=object)
+b.attrs["_ARRAY_DIMENSIONS"] = ["m"]
+zarr.consolidate_metadata(sys.argv[1])
+"""
+
+
 # --------------------------------------------------------------------------
 # Codec seeds: fuzz/src/codecs.rs's header, then the stored chunk (decode)
 # or the chunk (round trip).
@@ -692,6 +735,30 @@ SPECS = ["32001,0,0,0,256,5,1,1|307,9", "[1]1,6", "32015,3u", "1,1.5f,2.5d,3l,4u
          "4,32,32", "1,0x10,010", "307,9999999999999999999", "[x]1"]
 
 
+def vlen_seeds(seeds):
+    """fuzz/src/vlens.rs: chunks numcodecs encodes (mode 0), and elements
+    separated by NUL bytes for round trips (mode 1, 3: reversed text)."""
+    import numcodecs
+    import numpy as np
+
+    arrays = {
+        "empty": [],
+        "one": ["a"],
+        "mixed": ["a", "bc", "", "d\u00e9f", "\U0001f600"],
+        "blanks": ["", "", ""],
+        "long": ["x" * 300, "y"],
+    }
+    for name, items in arrays.items():
+        data = np.array(items, dtype=object)
+        seeds.add("vlen", f"utf8-{name}", b"\0" + bytes(numcodecs.VLenUTF8().encode(data)))
+        raw = np.array([i.encode() for i in items], dtype=object)
+        seeds.add("vlen", f"bytes-{name}", b"\0" + bytes(numcodecs.VLenBytes().encode(raw)))
+    not_utf8 = np.array([b"\xff\xfe", b"z"], dtype=object)
+    seeds.add("vlen", "bytes-not-utf8", b"\0" + bytes(numcodecs.VLenBytes().encode(not_utf8)))
+    for mode in (1, 3):
+        seeds.add("vlen", f"round-trip-{mode}", bytes([mode]) + b"a\0bc\0\0d\xc3\xa9f")
+
+
 def text_seeds(seeds):
     for i, n in enumerate(NAMES):
         seeds.add("url", f"name-{i}", n.encode())
@@ -727,6 +794,7 @@ def main():
         zarr_python_stores(tmp, seeds)
         zip_seeds(tmp, seeds)
     codec_seeds(seeds)
+    vlen_seeds(seeds)
     text_seeds(seeds)
     seeds.write()
 

@@ -3,7 +3,7 @@
 #
 #   fuzz/run.sh [target...]        every target when none is named
 #
-# FUZZ_SECONDS   seconds per target (default 20: 10 targets, about 3.5 minutes
+# FUZZ_SECONDS   seconds per target (default 20: 11 targets, about 4 minutes
 #                of fuzzing on 2 cores, plus the build)
 # FUZZ_ARGS      more libFuzzer flags
 #

@@ -84,7 +84,6 @@ static ALLOCATOR: Capped = Capped;
 
 const NC_NOERR: i32 = 0;
 const NC_EINVAL: i32 = -36;
-const NC_EPERM: i32 = -37;
 const NC_EINVALCOORDS: i32 = -40;
 const NC_EMAXDIMS: i32 = -41;
 const NC_ENOTATT: i32 = -43;

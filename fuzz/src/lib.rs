@@ -16,12 +16,14 @@ mod codecs;
 mod stores;
 mod text;
 mod values;
+mod vlens;
 mod zips;
 
 pub use codecs::codec;
 pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
+pub use vlens::vlen;
 pub use zips::zip;
 
 /// A target: it takes the fuzzer's bytes.
@@ -36,6 +38,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("filterspec", filterspec),
     ("attrs", attrs),
     ("codec", codec),
+    ("vlen", vlen),
     ("metadata", metadata),
     ("store", store),
     ("rewrite", rewrite),

@@ -7,6 +7,7 @@ pub mod dtype;
 pub mod foreign;
 pub mod json;
 pub mod nczarr;
+pub mod object;
 pub mod read;
 pub mod source;
 pub mod v3;

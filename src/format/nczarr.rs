@@ -469,6 +469,10 @@ fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, 
     if var.dim_separator != '.' {
         zarray["dimension_separator"] = json!(var.dim_separator.to_string());
     }
+    if let Some(object) = &var.object {
+        // Kept as read: see `format::object`.
+        zarray = super::object::zarray(object, var, &shape, &model.effective_fill(var)?);
+    }
     let refs: Vec<String> = var.dimids.iter().map(|&d| model.dim_full_name(d)).collect();
     if opts.layout_490 {
         let storage = if scalar { "scalar" } else { "chunked" };

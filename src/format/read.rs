@@ -251,11 +251,6 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     if layout == Layout::Pure {
         mark_appendable(&mut model);
     }
-    // Variable-length strings are read only, and a rewrite of the
-    // metadata would not keep their dtype: such a dataset opens read-only.
-    if model.groups.iter().any(|g| g.vars.iter().any(|v| v.vlen)) {
-        model.writable = false;
-    }
     Ok(ReadResult { model, ncproperties })
 }
 
@@ -497,7 +492,7 @@ impl Reader<'_> {
         // its attributes; only its data is refused.
         // numpy object arrays of strings or bytes: zarr-python (and xarray)
         // encode them with a `vlen-utf8`/`vlen-bytes` filter, which the
-        // engine decodes itself (variable-length NC_STRING, read only).
+        // engine decodes itself (variable-length NC_STRING).
         let mut codecs = read_codecs(&zarray)?;
         let vlen_filter =
             codecs.iter().position(|c| matches!(c.get("id").and_then(Value::as_str), Some("vlen-utf8" | "vlen-bytes")));
@@ -517,6 +512,10 @@ impl Reader<'_> {
                 Some(NcError::EBADTYPE),
             ),
         };
+        if vlen && vlen_filter != Some(0) {
+            // A codec before the object codec takes numpy objects: none is ours.
+            data_error = Some(NcError::ENOFILTER);
+        }
         if dtype.utf32 && dtype.width == 1 && matches!(self.layout, Layout::Upper | Layout::V1) {
             // netcdf-c 4.9.0 and earlier: "<U1" is NC_CHAR, one byte each.
             dtype = Dtype { xtype: NC_CHAR, endianness: NC_ENDIAN_NATIVE, width: 1, utf32: false };
@@ -601,6 +600,7 @@ impl Reader<'_> {
             Some(Value::String(o)) if o == "F" => true,
             Some(_) => return Err(NcError::ENCZARR),
         };
+        let object = vlen.then(|| super::object::object_array(&zarray, no_fill, &fill));
         let var = Var {
             name: name.to_string(),
             xtype: dtype.xtype,
@@ -619,6 +619,7 @@ impl Reader<'_> {
             string_width: (dtype.xtype == NC_STRING && !vlen).then_some(dtype.width),
             utf32: dtype.utf32.then_some(dtype.endianness == NC_ENDIAN_BIG),
             vlen,
+            object,
             codecs,
             dim_separator: read_separator(&zarray)?,
             order_f,
@@ -705,6 +706,9 @@ fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, layout: Layout) -> Nc
             Ok(Values::String(vec![bytes]))
         }
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
+        // zarr-python 2's default for object arrays, which numcodecs stores
+        // as an empty element.
+        (NC_STRING, Value::Number(n)) if kind == "O" && n.as_f64() == Some(0.0) => Ok(Values::String(vec![vec![]])),
         (NC_CHAR | NC_STRING, _) => Err(NcError::ENCZARR),
         (t, Value::Bool(b)) if bool_dtype => Ok(Values::from_numeric_vec(t, vec![*b as u8])?.0),
         (t, Value::Array(items)) if v1 && items.len() == 1 => decode_fill(&items[0], dtype_text, t, Layout::Current),

@@ -3,7 +3,7 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
-use super::layout::{TextEncoding, VLEN_ELEM, VarLayout, transpose};
+use super::layout::{VLEN_ELEM, VarLayout, transpose};
 use super::shard::InnerChunk;
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
@@ -23,7 +23,7 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             // The shard went away under us: it held this chunk.
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
         }
-    } else if layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+    } else if layout.chain.is_empty() && !layout.text.is_vlen() {
         let key = layout.chunk_key(idx);
         let mut data = crate::buffers::zeroed(stored_bytes)?;
         let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
@@ -108,7 +108,7 @@ fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8
     let stored_bytes = layout.stored_chunk_bytes();
     match stored {
         None => layout.fill_chunk(),
-        Some(stored) if layout.text == TextEncoding::Vlen => {
+        Some(stored) if layout.text.is_vlen() => {
             let bytes = if layout.chain.is_empty() {
                 stored
             } else {
@@ -167,7 +167,10 @@ pub fn decode_vlen(data: &[u8], elems: usize) -> NcResult<Vec<u8>> {
         let b: [u8; 4] = data.get(at..at + 4).and_then(|b| b.try_into().ok()).ok_or(NcError::ENCZARR)?;
         Ok(u32::from_le_bytes(b) as usize)
     };
-    if word(0)? != elems {
+    // Every element takes at least its length word: a chunk too short
+    // for them is refused before its table (16 bytes an element) is
+    // allocated for a count it cannot hold.
+    if word(0)? != elems || (data.len() - 4) / 4 < elems {
         return Err(NcError::ENCZARR);
     }
     let table_len = elems.checked_mul(VLEN_ELEM).ok_or(NcError::ENCZARR)?;
@@ -178,7 +181,8 @@ pub fn decode_vlen(data: &[u8], elems: usize) -> NcResult<Vec<u8>> {
     let mut at = 4;
     for k in 0..elems {
         let len = word(at)?;
-        let bytes = data.get(at + 4..at + 4 + len).ok_or(NcError::ENCZARR)?;
+        let end = (at + 4).checked_add(len).ok_or(NcError::ENCZARR)?;
+        let bytes = data.get(at + 4..end).ok_or(NcError::ENCZARR)?;
         let entry = [(out.len() - table_len) as u64, len as u64];
         out[k * VLEN_ELEM..(k + 1) * VLEN_ELEM]
             .copy_from_slice(&[entry[0].to_ne_bytes(), entry[1].to_ne_bytes()].concat());
@@ -221,7 +225,7 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if layout.shards.is_some() {
         return Err(NcError::EINTERNAL);
     }
-    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && !layout.text.is_vlen() {
         return store.put(&layout.chunk_key(idx), data);
     }
     store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
@@ -234,7 +238,7 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
         // Half floats are read only.
         return Err(NcError::EPERM);
     }
-    if layout.text == TextEncoding::Vlen {
+    if layout.text.is_vlen() {
         let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
         let table = match &layout.perm {
             Some(perm) => transpose(table, &layout.chunks, layout.elem_size, perm, false),
@@ -330,6 +334,12 @@ mod tests {
         let mut lying = data.clone();
         lying[4] = 0xff;
         assert_eq!(decode_vlen(&lying, 4), Err(NcError::ENCZARR), "length past the end");
+        lying[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode_vlen(&lying, 4), Err(NcError::ENCZARR), "the longest length");
+        // A count the chunk cannot hold is refused before a table is
+        // allocated for it.
+        let claims = [&1_000_000u32.to_le_bytes()[..], &[0; 8]].concat();
+        assert_eq!(decode_vlen(&claims, 1_000_000), Err(NcError::ENCZARR), "count past the end");
         assert_eq!(decode_vlen(&[], 0), Err(NcError::ENCZARR));
         assert_eq!(decode_vlen(&[0, 0, 0, 0], 0).unwrap(), Vec::<u8>::new());
         // And back, whatever unused text the chunk carries.

@@ -62,7 +62,7 @@ pub unsafe fn copy_out(
     let es = layout.elem_size;
     // A variable-length string chunk (always whole) is its element table,
     // then the text its elements point into.
-    let (chunk, arena) = if layout.text == TextEncoding::Vlen && layout.xtype == NC_STRING {
+    let (chunk, arena) = if layout.text.is_vlen() && layout.xtype == NC_STRING {
         if base != 0 {
             return Err(NcError::EINTERNAL);
         }
@@ -92,7 +92,7 @@ pub unsafe fn copy_in(
     mem_type: NcType,
     buf: *const u8,
 ) -> NcResult<bool> {
-    if layout.text == TextEncoding::Vlen && layout.xtype == NC_STRING {
+    if layout.text.is_vlen() && layout.xtype == NC_STRING {
         // SAFETY: as ours (a string variable's memory is C string pointers).
         unsafe { copy_in_vlen(layout, sel, part, chunk, buf as *const *const c_char) }?;
         return Ok(false);

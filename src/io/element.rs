@@ -202,8 +202,13 @@ pub unsafe fn put_strings(
 fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>> {
     match text {
         TextEncoding::Bytes => Some(bytes[..bytes.len().min(width)].to_vec()),
-        // Any length a `u32` counts (vlen-utf8 stores lengths so).
-        TextEncoding::Vlen => u32::try_from(bytes.len()).is_ok().then(|| bytes.to_vec()),
+        // Any length a `u32` counts (vlen-utf8 stores lengths so); only
+        // UTF-8 where readers decode it (numcodecs' vlen-utf8 fails on
+        // anything else, losing the whole chunk).
+        TextEncoding::Vlen { utf8 } => {
+            let fits = u32::try_from(bytes.len()).is_ok() && (!utf8 || std::str::from_utf8(bytes).is_ok());
+            fits.then(|| bytes.to_vec())
+        }
         TextEncoding::Utf32 { big_endian } => {
             let s = std::str::from_utf8(bytes).ok()?;
             let out: Vec<u8> = s
@@ -221,7 +226,7 @@ fn encode_text(bytes: &[u8], width: usize, text: TextEncoding) -> Option<Vec<u8>
 /// chunk's table), where its offset and length say.
 fn decode_text(elem: &[u8], text: TextEncoding, arena: &[u8]) -> NcResult<Vec<u8>> {
     Ok(match text {
-        TextEncoding::Vlen => {
+        TextEncoding::Vlen { .. } => {
             let word = |i: usize| u64::from_ne_bytes(elem[i..i + 8].try_into().unwrap_or([0; 8]));
             let (offset, len) = (usize::try_from(word(0)), usize::try_from(word(8)));
             let (Ok(offset), Ok(len)) = (offset, len) else { return Err(NcError::EINTERNAL) };

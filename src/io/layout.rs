@@ -62,8 +62,15 @@ pub enum TextEncoding {
     /// Variable length (`vlen-utf8`, `vlen-bytes`). In memory a chunk is a
     /// table of [`VLEN_ELEM`]-byte elements, each the native `u64` offset
     /// and `u64` length of its bytes in the text that follows the table
-    /// (see `chunk_io::decode_vlen`).
-    Vlen,
+    /// (see `chunk_io::decode_vlen`). `utf8`: only UTF-8 is written (see
+    /// `ObjectArray::utf8`).
+    Vlen { utf8: bool },
+}
+
+impl TextEncoding {
+    pub fn is_vlen(self) -> bool {
+        matches!(self, TextEncoding::Vlen { .. })
+    }
 }
 
 /// Bytes of one variable-length string element in a decoded chunk.
@@ -74,12 +81,13 @@ impl VarLayout {
         let var = model.var(grp, varid)?;
         let scalar = var.dimids.is_empty();
         let text = match (var.vlen, var.utf32) {
-            (true, _) => TextEncoding::Vlen,
+            // Zarr v3 strings take any bytes, as they always have here.
+            (true, _) => TextEncoding::Vlen { utf8: var.object.as_ref().is_some_and(|o| o.utf8) },
             (false, Some(big_endian)) => TextEncoding::Utf32 { big_endian },
             (false, None) => TextEncoding::Bytes,
         };
         let elem_size = match (var.xtype, text) {
-            (NC_STRING, TextEncoding::Vlen) => VLEN_ELEM,
+            (NC_STRING, TextEncoding::Vlen { .. }) => VLEN_ELEM,
             (NC_STRING, TextEncoding::Utf32 { .. }) => {
                 string_width(model, var).checked_mul(4).ok_or(NcError::ENCZARR)?
             }
@@ -95,12 +103,12 @@ impl VarLayout {
         let stored_big = var.stored_big_endian();
         let fill = match text {
             // A vlen chunk of fill is built whole (`fill_chunk`).
-            TextEncoding::Vlen => vec![0u8; elem_size],
+            TextEncoding::Vlen { .. } => vec![0u8; elem_size],
             _ if var.no_fill => vec![0u8; elem_size],
             _ => fill_bytes(&model.effective_fill(var)?, elem_size, text)?,
         };
         let fill_text = match (text, var.no_fill) {
-            (TextEncoding::Vlen, false) => match model.effective_fill(var)? {
+            (TextEncoding::Vlen { .. }, false) => match model.effective_fill(var)? {
                 Values::String(s) => s.into_iter().next().unwrap_or_default(),
                 _ => Vec::new(),
             },
@@ -179,7 +187,7 @@ impl VarLayout {
     /// A chunk holding nothing but fill values (NC_ENOMEM if no memory
     /// holds one).
     pub fn fill_chunk(&self) -> NcResult<Vec<u8>> {
-        if self.text == TextEncoding::Vlen {
+        if self.text.is_vlen() {
             // Every element names the one copy of the fill text.
             let elem: Vec<u8> = [0u64, self.fill_text.len() as u64].iter().flat_map(|v| v.to_ne_bytes()).collect();
             let mut chunk = crate::buffers::repeat(&elem, self.chunk_elems())?;
@@ -264,7 +272,7 @@ fn fill_bytes(fill: &Values, elem_size: usize, text: TextEncoding) -> NcResult<V
         Values::String(s) => {
             let s = s.first().map(Vec::as_slice).unwrap_or_default();
             let s = match text {
-                TextEncoding::Bytes | TextEncoding::Vlen => s.to_vec(),
+                TextEncoding::Bytes | TextEncoding::Vlen { .. } => s.to_vec(),
                 TextEncoding::Utf32 { big_endian } => String::from_utf8_lossy(s)
                     .chars()
                     .flat_map(|c| if big_endian { (c as u32).to_be_bytes() } else { (c as u32).to_le_bytes() })

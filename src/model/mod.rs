@@ -73,9 +73,11 @@ pub struct Var {
     pub string_width: Option<usize>,
     /// NC_STRING stored as numpy `U<n>` (UTF-32; `true` if big-endian).
     pub utf32: Option<bool>,
-    /// NC_STRING stored with variable lengths (`vlen-utf8`/`vlen-bytes`;
-    /// read only).
+    /// NC_STRING stored with variable lengths (`vlen-utf8`/`vlen-bytes`).
     pub vlen: bool,
+    /// A Zarr v2 object array read from storage (see [`ObjectArray`]);
+    /// `None` for every other variable.
+    pub object: Option<Box<ObjectArray>>,
     /// Codecs named in storage (`filters` then `compressor`, as JSON); the
     /// one source of the variable's filter list and of its codec chain.
     pub codecs: Vec<serde_json::Value>,
@@ -90,6 +92,27 @@ pub struct Var {
     /// Quantization applied to values as they are written (float and
     /// double only); recorded in storage as an attribute.
     pub quantize: quantize::Setting,
+}
+
+/// A Zarr v2 numpy object array (`dtype: "|O"` with a `vlen-utf8` or
+/// `vlen-bytes` codec, as zarr-python and xarray store strings), read as a
+/// variable-length NC_STRING. The model has no `|O` and no place for the
+/// object codec among the filters (`Var::codecs` holds only the byte
+/// codecs after it), so its `.zarray` is kept as read and written back as
+/// it was: its chunks stay encoded as it says, and zarr-python keeps
+/// reading them (see `format::object`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectArray {
+    /// The `.zarray` as read, less the NCZarr keys a writer adds again.
+    pub zarray: serde_json::Map<String, serde_json::Value>,
+    /// The fill (`Var::no_fill`, `Var::fill`) its `fill_value` was read as:
+    /// while the variable's is still that, `fill_value` is written back
+    /// as stored (`0`, which numcodecs stores as an empty element, is read
+    /// as `""` but stays `0`).
+    pub fill_as_read: (bool, Option<Values>),
+    /// The codec is `vlen-utf8`, whose readers decode every element as
+    /// UTF-8: text that is not is refused.
+    pub utf8: bool,
 }
 
 /// This machine's byte order as an `NC_ENDIAN_*` value.
@@ -390,6 +413,7 @@ impl Model {
             utf32: None,
             // Zarr v3 has variable-length strings (`string`, vlen-utf8).
             vlen: self.zarr_v3 && xtype == NC_STRING,
+            object: None,
             codecs: Vec::new(),
             dim_separator: self.new_separator,
             order_f: false,

@@ -367,6 +367,7 @@ impl Reader<'_> {
             },
             utf32: matches!(ty.text, Some(FixedText::Utf32(_))).then_some(endianness == NC_ENDIAN_BIG),
             vlen: ty.vlen,
+            object: None,
             codecs: chain,
             dim_separator: separator,
             order_f: false,
