@@ -213,6 +213,13 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         }
         Some(_) => return Err(NcError::ENCZARR),
         None if v1_superblock()? => (Map::new(), src.object(".zattrs")?, true),
+        // Pure Zarr written with no root group object (netcdf-c's
+        // ref_power_901_constants: arrays straight under the root), which
+        // netcdf-c opens with `mode=zarr`: a root group if arrays or
+        // groups are there.
+        None if opts.pure_zarr && zarr_json.is_none() && has_zarr_children(&src)? => {
+            (Map::new(), src.object(".zattrs")?, false)
+        }
         // No v2 root: Zarr v3, or not a dataset. (Probed last, so that v2
         // opens make no extra request.)
         None => return super::v3::read_dataset_from(store, opts, zarr_json),
@@ -252,6 +259,16 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         mark_appendable(&mut model);
     }
     Ok(ReadResult { model, ncproperties })
+}
+
+/// Is there a Zarr v2 array or group directly below the root?
+fn has_zarr_children(src: &Source) -> NcResult<bool> {
+    for name in src.children("")? {
+        if src.json(&join(&name, ".zarray"))?.is_some() || src.json(&join(&name, ".zgroup"))?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 struct Reader<'a> {

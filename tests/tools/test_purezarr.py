@@ -146,3 +146,25 @@ def test_v3_one_byte_text_is_char(ours, base):
     code, out, err = run("ncdump", ours, zarr_url(zp, "zarr,file"))
     assert code == 0, err
     assert "\tchar s(m) ;" in out and ' s = "xyz" ;' in out
+
+
+def test_pure_zarr_without_a_root_group_object(ours, oracle, base):
+    """Arrays straight under the root with no `.zgroup` there (netcdf-c's
+    ref_power_901_constants): `mode=zarr` opens them, as netcdf-c does."""
+    import zarr
+
+    path = base / "nogroup.zarr"
+    g = zarr.open_group(str(path), mode="w", zarr_format=2)
+    a = g.create_array("a", shape=(3,), chunks=(3,), dtype="i2", fill_value=0, compressors=None,
+                       attributes={"_ARRAY_DIMENSIONS": ["n"], "units": "m"})
+    a[:] = [1, 2, 3]
+    (path / ".zgroup").unlink()
+    (path / ".zattrs").unlink(missing_ok=True)
+    got = normalized(run("ncdump", ours, zarr_url(path, "zarr,file")))
+    assert got[0] == 0, got[2]
+    assert "\tshort a(n) ;" in got[1] and " a = 1, 2, 3 ;" in got[1]
+    assert_same(got, normalized(run("ncdump", oracle, zarr_url(path, "zarr,file"))), "ours", "netcdf-c 4.10.1")
+    # An empty directory is still no dataset.
+    empty = base / "empty.zarr"
+    empty.mkdir()
+    assert run("ncdump", ours, zarr_url(empty, "zarr,file"))[0] != 0
