@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build netcdf-c 4.9.0's test programs (nc_test, nc_test4, ncdump helpers)
-# into the cache ($NCZARR_RS_TOOLS/netcdf-c-src/build), against OUR headers
+# Build netcdf-c 4.9.0's test programs (nc_test, nc_test4, ncdump helpers,
+# nczarr_test) into the cache ($NCZARR_RS_TOOLS/netcdf-c-src/build), against OUR headers
 # (include/ of this repository) and linked with -L LIBDIR -lnetcdf, without
 # an rpath: run.sh picks the library at run time with LD_LIBRARY_PATH.
 #
@@ -10,7 +10,8 @@
 # netcdf-c internals that the library does not export) is not built; the
 # reasons are in $BUILD/not_built.txt. Programs that call HDF5 themselves
 # (to make or inspect the files) are linked with Debian's libhdf5 too;
-# NCSUITE_HDF5=0 leaves them out instead.
+# NCSUITE_HDF5=0 leaves them out instead. The stand-ins for helper programs
+# that use netcdf-c internals (suite.sh's STANDINS) are installed beside them.
 #
 # Cached: make (with -MMD) rebuilds an object only when its source or a
 # header changed, and relinks when the library's exported symbols changed;
@@ -83,13 +84,28 @@ if [ ! -f "$CFG/config.h" ] || [ "$(cat "$CFG/.configured" 2>/dev/null)" != "$cf
     echo "$cfg_key" > "$CFG/.configured"
 fi
 
-# --- quick stamp --------------------------------------------------------------
+# write FILE from stdin, leaving it (and its mtime) alone when unchanged
+put() { local t; t=$(mktemp "$1.XXXXXX"); cat > "$t"; if cmp -s "$t" "$1"; then rm -f "$t"; else mv "$t" "$1"; fi; }
+
+# --- stand-ins for helper programs that use netcdf-c internals: DIR/NAME
+# runs standins/NAME.py with the repository's venv Python (zarr, numcodecs),
+# else python3. They read the store itself and load no libnetcdf.
 mkdir -p "$BUILD"
+PY=$REPO/.venv/bin/python
+[ -x "$PY" ] || PY=$(command -v python3)
+for sn in "${STANDINS[@]}"; do
+    mkdir -p "$BUILD/${sn%%/*}"
+    printf '#!/bin/sh\n# stand-in for netcdf-c'"'"'s %s (tests/netcdf_c_suite/build.sh)\nexec %q -B %q "$@"\n' \
+        "$sn" "$PY" "$SUITE_DIR/standins/${sn#*/}.py" | put "$BUILD/$sn"
+    chmod +x "$BUILD/$sn"
+done
+
+# --- quick stamp --------------------------------------------------------------
 syms_hash=$( { echo "$LIBDIR"; nm -D --defined-only "$LIBFILE" | awk '{print $3}' | sort; } | sha256sum | cut -c1-32)
 stamp=$( {
     echo "$syms_hash $NCSUITE_HDF5 $CC $OURINC"
     "$CC" --version | head -1
-    cat "$SUITE_DIR/build.sh" "$SUITE_DIR/suite.sh" "$CFG/config.h" "$CACHE/.fetched"
+    cat "$SUITE_DIR/build.sh" "$SUITE_DIR/suite.sh" "$CFG/config.h" "$CACHE/.fetched" "$SUITE_DIR"/standins/*.py "$SUITE_DIR"/standins/*.c
     for h in "$OURINC"/*.h; do echo "$h"; cat "$h"; done
     } | sha256sum | cut -c1-32)
 missing=0
@@ -103,9 +119,6 @@ if [ "${NCSUITE_FORCE:-0}" != 1 ] && [ $missing = 0 ] && [ "$(cat "$BUILD/.stamp
     exit 0
 fi
 [ "${NCSUITE_FORCE:-0}" = 1 ] && rm -rf "$BUILD/obj" && find "$BUILD" -name '*.status' -delete 2>/dev/null || true
-
-# write FILE from stdin, leaving it (and its mtime) alone when unchanged
-put() { local t; t=$(mktemp "$1.XXXXXX"); cat > "$t"; if cmp -s "$t" "$1"; then rm -f "$t"; else mv "$t" "$1"; fi; }
 
 # exported-symbol stamp: programs relink when it changes
 echo "$syms_hash" | put "$BUILD/libsyms.stamp"
@@ -129,7 +142,7 @@ put "$BUILD/config.h" < "$CFG/config.h"
 put "$BUILD/libnetcdf.settings" < "$CFG/libnetcdf.settings"
 
 # --- tools the shell tests use: Debian's ncdump/ncgen/nccopy
-mkdir -p "$BUILD/ncdump" "$BUILD/ncgen" "$BUILD/ncgen3" "$BUILD/nc_test" "$BUILD/nc_test4"
+mkdir -p "$BUILD/ncdump" "$BUILD/ncgen" "$BUILD/ncgen3" "$BUILD/nc_test" "$BUILD/nc_test4" "$BUILD/nczarr_test"
 ln -sfn "$DEB_NCDUMP" "$BUILD/ncdump/ncdump"
 ln -sfn "$DEB_NCCOPY" "$BUILD/ncdump/nccopy"
 ln -sfn "$DEB_NCGEN" "$BUILD/ncgen/ncgen"
@@ -162,9 +175,11 @@ for o in "\$@"; do
 done
 h5=\$(nm -u "\$@" 2>/dev/null | awk '\$2 ~ /^H5/ {print \$2}' | sort -u)
 libs=
+# standins/nc_internals.c's zutest: netcdf-c's libnetcdf binds to the program's
+nm "\$@" 2>/dev/null | grep -q ' [BCD] zutest\$' && libs="-Wl,--export-dynamic-symbol=zutest"
 if [ -n "\$h5" ]; then
     if [ "$NCSUITE_HDF5" = 1 ]; then
-        libs="-L$HDF5_LIB -lhdf5_hl -lhdf5"
+        libs="\$libs -L$HDF5_LIB -lhdf5_hl -lhdf5"
     else
         echo "calls HDF5 directly (\$(echo \$h5 | tr ' ' '\n' | head -4 | paste -sd, -))" > "\$out.skip"
         exit 0
@@ -209,9 +224,17 @@ ourhdrs=$(ls "$OURINC"/*.h | paste -sd' ' -)
     echo "all:"
     echo "$BUILD/gen/nc_test/%.c: $SRC/nc_test/%.m4"
     printf '\t@mkdir -p $(@D) && cd %s/nc_test && m4 $< > $@.tmp && mv $@.tmp $@\n' "$SRC"
-    for d in nc_test nc_test4 ncdump; do
+    for g in "${GENERATED[@]}"; do
+        IFS='|' read -r gname gline gsrc <<< "$g"
+        echo "$BUILD/gen/$gname: $SRC/$gsrc"
+        printf '\t@mkdir -p $(@D) && { echo %q; cat $<; } > $@.tmp && mv $@.tmp $@\n' "$gline"
+    done
+    echo "$BUILD/obj/standins/%.o: $SUITE_DIR/standins/%.c \$(HDRS)"
+    printf '\t@mkdir -p $(@D); rm -f $@.failed; $(CC) $(COMMON) $(CFLAGS) -MMD -MP -c $< -o $@ 2> $@.log || { touch $@.failed $@; echo "build: cannot compile $<"; }\n'
+    for d in nc_test nc_test4 ncdump nczarr_test; do
         extra="-I$SRC/$d"
         [ "$d" = nc_test ] && extra+=" -I$SRC/libsrc"
+        [ "$d" = nczarr_test ] && extra+=" -I$SRC -I$SRC/libnczarr"
         for pair in "%:$SRC/$d" "m4_%:$BUILD/gen/$d"; do
             echo "$BUILD/obj/$d/${pair%%:*}.o: ${pair#*:}/%.c \$(HDRS)"
             printf '\t@mkdir -p $(@D); rm -f $@.failed; $(CC) $(COMMON) %s $(CFLAGS) -MMD -MP -c $< -o $@ 2> $@.log || { touch $@.failed $@; echo "build: cannot compile $<"; }\n' "$extra"
@@ -226,8 +249,14 @@ ourhdrs=$(ls "$OURINC"/*.h | paste -sd' ' -)
         for s in $srcs; do
             if [[ $s == @* ]]; then
                 s=${s#@}
-                [ -f "$SRC/$d/${s%.c}.m4" ] || { echo "build: no $SRC/$d/${s%.c}.m4" >&2; exit 1; }
+                [ -f "$SRC/$d/${s%.c}.m4" ] || [[ " ${GENERATED[*]} " == *" $d/$s|"* ]] \
+                    || { echo "build: no $SRC/$d/${s%.c}.m4" >&2; exit 1; }
                 s=m4_$s
+            elif [[ $s == %* ]]; then
+                s=${s#%}
+                [ -f "$SUITE_DIR/standins/$s" ] || { echo "build: no $SUITE_DIR/standins/$s" >&2; exit 1; }
+                objs+=("$BUILD/obj/standins/${s%.c}.o")
+                continue
             else
                 [ -f "$SRC/$d/$s" ] || { echo "build: no $SRC/$d/$s" >&2; exit 1; }
             fi

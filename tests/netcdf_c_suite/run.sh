@@ -5,8 +5,9 @@
 #
 #   tests/netcdf_c_suite/run.sh LIBDIR [TEST...]
 #
-# TEST: a full name (nc_test4/tst_dims, ncdump/tst_nccopy4.sh), a base name
-# (tst_dims, run_tests.sh) or a glob ('ncdump/*'). Tests another selected
+# TEST: a full name (nc_test4/tst_dims, ncdump/tst_nccopy4.sh,
+# nczarr_test/run_purezarr.sh@zip), a base name (tst_dims, run_tests.sh) or
+# a glob ('ncdump/*', 'nczarr_test/*@zip'). Tests another selected
 # test depends on are added. Prints PASS/FAIL/SKIP NAME per test, then a
 # summary; exit status 0 when nothing failed, 1 when something failed, 2 on
 # a usage or build error, 3 when LIBDIR's library changed during the run.
@@ -39,11 +40,19 @@ OUT=${NCSUITE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/ncsuite.XXXXXX")}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/results.txt"; mkdir -p "$OUT/status"; rm -f "$OUT"/status/*
 
-declare -A BUILT NOTBUILT DEPS_OF SEL LEVEL ALLTESTS
+declare -A BUILT NOTBUILT DEPS_OF SEL LEVEL ALLTESTS VARIANT_SED
 while read -r p; do BUILT[$p]=1; done < "$BUILD/built.txt"
 while read -r p r; do NOTBUILT[$p]=$r; done < "$BUILD/not_built.txt"
 for d in "${DEPS[@]}"; do DEPS_OF[${d%%:*}]=${d#*: }; done
 for t in "${TESTS[@]}"; do ALLTESTS[$t]=1; done
+for v in "${VARIANTS[@]}"; do VARIANT_SED[${v%%|*}]=${v#*|}; done   # "COMMON_SED|SCRIPT_SED"
+for t in "${TESTS[@]}"; do
+    [[ $t == *@* ]] || continue
+    vl=${t#*@}
+    for v in ${vl//@/ }; do
+        [ -n "${VARIANT_SED[$v]:-}" ] || { echo "run: $t: no variant $v in suite.sh's VARIANTS" >&2; exit 2; }
+    done
+done
 SERIAL=" nc_test/run_mmap.sh "     # CMake runs it RUN_SERIAL
 
 # --- selection -------------------------------------------------------------
@@ -77,7 +86,8 @@ level() {
 
 # --- why a selected test cannot run -----------------------------------------
 skip_reason() {
-    local t=$1 dir=${t%%/*} name=${t#*/} p pd pn
+    local t=${1%%@*} dir=${1%%/*} name=${1#*/} p pd pn
+    name=${name%%@*}
     if [[ $name == *.sh ]]; then
         [ -f "$SRC/$dir/$name" ] || { echo "no script $SRC/$dir/$name"; return; }
         for p in "${!NOTBUILT[@]}"; do
@@ -96,12 +106,23 @@ skip_reason() {
 scratch_of() { echo "$OUT/scratch/${1//\//__}"; }
 
 run_one() {
-    local t=$1 dir=${t%%/*} name=${t#*/} s w f b rc t0 t1 secs line d
+    local t=$1 dir=${1%%/*} name=${1#*/} variants= v vs script s w f b rc t0 t1 secs line d
+    if [[ $name == *@* ]]; then variants=${name#*@}; name=${name%%@*}; fi
     s=$(scratch_of "$t"); w=$s/$dir
     rm -rf "$s"; mkdir -p "$w" "$s/home"
     cp "$BUILD/test_common.sh" "$s/test_common.sh"
+    script=$SRC/$dir/$name
+    # DIR/NAME.sh@V1@V2: test_common.sh and the script edited as VARIANTS says
+    if [ -n "$variants" ]; then
+        cp "$script" "$s/$name"; script=$s/$name
+        for v in ${variants//@/ }; do
+            vs=${VARIANT_SED[$v]}
+            [ -z "${vs%%|*}" ] || sed -i -e "${vs%%|*}" "$s/test_common.sh"
+            [ -z "${vs#*|}" ] || sed -i -e "${vs#*|}" "$script"
+        done
+    fi
     # the other build directories, as ../ncdump etc. (tools, helper programs)
-    for d in ncdump ncgen ncgen3 nc_test nc_test4; do
+    for d in ncdump ncgen ncgen3 nc_test nc_test4 nczarr_test; do
         [ "$d" = "$dir" ] || ln -s "$BUILD/$d" "$s/$d"
     done
     # data files beside the programs, as CMake's build copies them
@@ -122,7 +143,7 @@ run_one() {
         cp -a "$(scratch_of "$d")/${d%%/*}/." "$w/" 2>/dev/null || true
     done
     if [[ $name == *.sh ]]; then
-        set -- /bin/sh "$SRC/$dir/$name"
+        set -- /bin/sh "$script"
     else
         set -- "./$name"
     fi
@@ -131,7 +152,7 @@ run_one() {
         cd "$w" || exit 99
         export LD_LIBRARY_PATH=$LIBDIR HOME=$s/home srcdir=$SRC/$dir TOPSRCDIR=$SRC \
                TOPBUILDDIR=$BUILD CC=${CC:-cc} LC_ALL=C.UTF-8 TMPDIR=$s
-        unset SETX NETCDF_LOG_LEVEL HDF5_PLUGIN_PATH NCZARR_RS_DEBUG
+        unset SETX NETCDF_LOG_LEVEL HDF5_PLUGIN_PATH NCZARR_RS_DEBUG NCZARR_S3_TEST_HOST NCZARR_S3_TEST_BUCKET
         exec timeout -k 5 "$TEST_TIMEOUT" "$@" </dev/null >"$s/output.log" 2>&1
     )
     rc=$?

@@ -49,10 +49,17 @@ pub fn detect_prefix(names: &[&str]) -> Option<String> {
         }
     }
     // 3. netcdf-c's rule: the first segment of entry 0, when a store is
-    //    there (other top-level entries are junk beside it).
+    //    there (other top-level entries are junk beside it), even one with
+    //    no root group object, only arrays or groups below it (netcdf-c's
+    //    ref_power_901_constants.zip).
     let first = names[0].split_once('/').map(|(s, _)| s).filter(|s| !s.is_empty())?;
     let prefix = format!("{first}/");
-    holds_metadata(&prefix).then_some(prefix)
+    let holds_nodes = |prefix: &str| {
+        names.iter().filter_map(|n| n.strip_prefix(prefix)).any(|rest| {
+            rest.rsplit_once('/').is_some_and(|(_, leaf)| matches!(leaf, ".zarray" | ".zgroup" | "zarr.json"))
+        })
+    };
+    (holds_metadata(&prefix) || holds_nodes(&prefix)).then_some(prefix)
 }
 
 /// The top directory netcdf-c puts a new archive's keys under: the file's
@@ -99,6 +106,9 @@ mod tests {
         assert_eq!(prefix(&mac).as_deref(), Some("d/"));
         // Two stores: entry 0 decides, as in netcdf-c.
         assert_eq!(prefix(&["b/.zgroup", "a/.zgroup"]).as_deref(), Some("b/"));
+        // netcdf-c's ref_power_901_constants.zip: arrays, no root group.
+        let arrays = ["p/", "p/A/", "p/A/.zarray", "p/A/.zattrs", "p/B/", "p/B/.zarray"];
+        assert_eq!(prefix(&arrays).as_deref(), Some("p/"));
     }
 
     #[test]
