@@ -62,7 +62,7 @@ pub struct Dataset {
     /// here inherited the dataset (see [`Dataset::adopt_if_inherited`]).
     pub owner_pid: u32,
     /// What the commit protocol remembers between commits.
-    pub commit: format::nczarr::CommitState,
+    pub commit: format::commit::CommitState,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -72,7 +72,7 @@ pub fn our_ncproperties(zarr_v3: bool) -> String {
     format!(
         "version=2,netcdf={},nczarr={},nczarr-rs={}",
         crate::NC_API_VERSION,
-        if zarr_v3 { format::v3::write::NCZARR_V3_VERSION } else { format::nczarr::NCZARR_FORMAT_VERSION },
+        if zarr_v3 { format::v3::write::NCZARR_V3_VERSION } else { format::v2::NCZARR_FORMAT_VERSION },
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -154,9 +154,9 @@ impl Dataset {
         // readable dataset from here on, whatever happens to this process.
         let ncproperties = our_ncproperties(model.zarr_v3);
         let opts = write_options(&url, Some(&ncproperties), &model);
-        let mut commit = format::nczarr::CommitState::default();
+        let mut commit = format::commit::CommitState::default();
         let clobber = cmode & NC_NOCLOBBER == 0;
-        let mut init = |map: &dyn Zmap| format::nczarr::write_new(&mut model, map, &opts, &mut commit);
+        let mut init = |map: &dyn Zmap| format::commit::write_new(&mut model, map, &opts, &mut commit);
         let store: Box<dyn Zmap> = match &url.storage {
             Storage::File(root) => trace::wrap(Box::new(FileMap::create_with(root, clobber, |m| init(m))?), "file", 5),
             Storage::Zip(path) => {
@@ -267,7 +267,7 @@ impl Dataset {
                 }
             }
             // A commit was interrupted: the next one completes it.
-            model.dirty |= format::nczarr::commit_pending(store.as_ref())?;
+            model.dirty |= format::commit::commit_pending(store.as_ref())?;
         }
         Ok(Dataset {
             path: path.to_string(),
@@ -317,7 +317,7 @@ impl Dataset {
     /// Write cached chunks and make them durable, then commit the
     /// metadata if anything changed since the last commit (data first:
     /// metadata never names a shape whose chunks are not there yet; see
-    /// `format::nczarr` for the order of a commit).
+    /// `format::commit` for the order of a commit).
     fn flush_metadata(&mut self) -> NcResult<()> {
         if !self.model.writable {
             return Ok(());
@@ -368,14 +368,14 @@ impl Dataset {
         self.rebase_stored_paths(old, new);
         let opts = self.write_options();
         let mut commit = std::mem::take(&mut self.commit);
-        let published = format::nczarr::publish(&self.model, self.store.as_ref(), &opts, &mut commit);
+        let published = format::commit::publish(&self.model, self.store.as_ref(), &opts, &mut commit);
         if let Err(e) = published {
             self.commit = commit;
             self.rebase_stored_paths(new, old);
             let _ = self.store.move_prefix(new, old).and_then(|()| self.store.drop_alias(new));
             return Err(e);
         }
-        format::nczarr::note_move(&mut commit, old, new);
+        format::commit::note_move(&mut commit, old, new);
         self.commit = commit;
         self.store.drop_alias(old)
     }
@@ -429,7 +429,7 @@ impl Dataset {
             if self.store.discard()? {
                 return Ok(());
             }
-            format::nczarr::undo(self.store.as_ref(), &mut self.commit)
+            format::commit::undo(self.store.as_ref(), &mut self.commit)
         } else {
             Ok(())
         }

@@ -44,7 +44,7 @@ const MAX_CHUNK_BYTES: usize = 64 << 20;
 
 fn chunk_too_big(model: &Model, var: &netcdf::model::Var) -> bool {
     let elem = match var.xtype {
-        NC_STRING => format::nczarr::string_width(model, var).checked_mul(if var.utf32.is_some() { 4 } else { 1 }),
+        NC_STRING => format::width::string_width(model, var).checked_mul(if var.utf32.is_some() { 4 } else { 1 }),
         t => type_size(t).ok(),
     };
     let bytes = elem.and_then(|e| var.chunks.iter().try_fold(e, |n, &c| n.checked_mul(c)));
@@ -61,7 +61,7 @@ pub fn metadata(data: &[u8]) {
         let _ = model.group_full_name(g);
         for (v, var) in model.groups[g].vars.iter().enumerate() {
             let _ = model.effective_fill(var);
-            let _ = format::nczarr::string_width(model, var);
+            let _ = format::width::string_width(model, var);
             if !chunk_too_big(model, var) {
                 let _ = VarLayout::of(model, g, v as i32);
             }

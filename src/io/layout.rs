@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::codec::Chain;
 use crate::codec::callback::VarInfo;
 use crate::error::{NcError, NcResult};
-use crate::format::nczarr::string_width;
+use crate::format::width::string_width;
 use crate::model::values::with_numeric;
 use crate::model::{Model, Values, Var};
 use crate::types::*;

@@ -100,7 +100,7 @@ pub struct Var {
 /// object codec among the filters (`Var::codecs` holds only the byte
 /// codecs after it), so its `.zarray` is kept as read and written back as
 /// it was: its chunks stay encoded as it says, and zarr-python keeps
-/// reading them (see `format::object`).
+/// reading them (see `format::v2::object`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectArray {
     /// The `.zarray` as read, less the NCZarr keys a writer adds again.

@@ -1,6 +1,6 @@
 //! The directory driver: one file per key under a root directory.
 //!
-//! Crash safety (see `format::nczarr` for the order of a commit):
+//! Crash safety (see `format::commit` for the order of a commit):
 //! - a new object is written as an unnamed file (`O_TMPFILE`) in its
 //!   directory and then linked under its name; one that replaces an old
 //!   object (or where unnamed files are not to be had) is written to a

@@ -59,18 +59,7 @@ pub fn encode(fill: &Values) -> Value {
     }
 }
 
-/// Standard base64, padded.
-pub fn to_base64(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// Standard base64, padded or not (zarr-python pads).
-pub fn base64(text: &str) -> NcResult<Vec<u8>> {
-    use base64::Engine;
-    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
-    STANDARD.decode(text).or_else(|_| STANDARD_NO_PAD.decode(text)).map_err(|_| NcError::ENCZARR)
-}
+pub use crate::format::base64::{decode as base64, encode as to_base64};
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! Zarr v3: a sibling of the v2 code (`format::read`, `format::nczarr`),
+//! Zarr v3: a sibling of `format::v2` (neither uses the other),
 //! sharing the model builders (`format::build`) and the metadata source.
 
 pub mod codecs;

@@ -22,7 +22,7 @@ use crate::format::build::{
     add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
 };
 use crate::format::dtype::dtype_for;
-use crate::format::read::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
+use crate::format::options::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
 use crate::model::attrs::FILL_VALUE;
 use crate::model::chunking::{Shards, V3Chunks};

@@ -11,7 +11,7 @@
 //! (zarr-python refuses `null`) and says so in `_nczarr_array.no_fill`;
 //! a float `_FillValue` attribute is the base64 xarray requires;
 //! consolidated metadata is zarr-python's (inline in the root's
-//! document). The commit order is `format::nczarr`'s.
+//! document). The commit order is `format::commit`'s.
 //!
 //! A variable asked for shards (`_Shards`, `Model::def_var_shards`) gets
 //! a grid of shards and one `sharding_indexed` codec holding its own.
@@ -24,7 +24,7 @@ use super::fill;
 use super::read::ZARR_JSON;
 use crate::error::{NcError, NcResult};
 use crate::format::attrs::encode_as;
-use crate::format::nczarr::WriteOptions;
+use crate::format::options::WriteOptions;
 use crate::model::attrs::FILL_VALUE;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};

@@ -1,50 +1,15 @@
-//! The NCZarr layout of netcdf-c 4.9.3 and later: plain Zarr v2 objects
-//! with the netCDF extras kept as attributes in `.zattrs`
-//! (`_nczarr_superblock`, `_nczarr_group`, `_nczarr_array`,
-//! `_nczarr_attr`), plus `_ARRAY_DIMENSIONS` for xarray.
+//! The commit protocol: how a model's metadata objects, rendered by the
+//! writer of its Zarr version (`v2::write`, `v3::write`), reach storage
+//! so that a crash at any moment leaves the old state or the new one.
 
 use serde_json::{Map, Value, json};
 
-use super::attrs::{JSON_DTYPE, encode_as};
-use super::dtype::dtype_for;
 use super::json;
-use super::read::ZMETADATA;
-use super::v3;
+use super::options::{PENDING, WriteOptions, ZMETADATA};
+use super::{v2, v3};
 use crate::error::NcResult;
-use crate::model::quantize::Setting;
-use crate::model::{Attr, Model, Values, Var};
-use crate::types::*;
+use crate::model::Model;
 use crate::zmap::{Zmap, join};
-
-pub const NCZARR_FORMAT_VERSION: &str = "2.0.0";
-const SUPERBLOCK: &str = "_nczarr_superblock";
-const GROUP: &str = "_nczarr_group";
-const ARRAY: &str = "_nczarr_array";
-const ATTR: &str = "_nczarr_attr";
-const XARRAY_DIMS: &str = "_ARRAY_DIMENSIONS";
-const NCPROPERTIES: &str = "_NCProperties";
-const MAXSTRLEN: &str = "_nczarr_maxstrlen";
-const DEFAULT_MAXSTRLEN: &str = "_nczarr_default_maxstrlen";
-/// Width of NC_STRING values when no attribute sets one (netcdf-c's).
-pub const DEFAULT_STRING_WIDTH: usize = 128;
-
-pub struct WriteOptions {
-    /// `mode=zarr`: leave out the `_nczarr_*` attributes.
-    pub pure_zarr: bool,
-    /// Write `_ARRAY_DIMENSIONS` (xarray's dimension names).
-    pub xarray_dims: bool,
-    /// The `_NCProperties` text for the root group.
-    pub ncproperties: String,
-    /// Also write consolidated metadata (`.zmetadata`), so readers open
-    /// the whole tree in one read. When off, a stale one is removed.
-    pub consolidated: bool,
-    /// Write netcdf-c 4.9.0's layout (`_NCZARR_*` keys in `.zgroup` and
-    /// `.zarray`, NC_CHAR as `<U1`) for readers that old.
-    pub layout_490: bool,
-    /// Zarr v3 (`format::v3::write`): a `zarr.json` per node, consolidated
-    /// metadata inline in the root's.
-    pub zarr_v3: bool,
-}
 
 // ---------------------------------------------------------------------
 // Writing
@@ -74,9 +39,6 @@ pub struct WriteOptions {
 // trusted only while the root objects equal its copies, which tells a
 // stale one from a current one after any writer that ignores it
 // (netcdf-c before 4.10) changed the store.
-
-/// Key, in `.zmetadata`, of the marker of a commit under way.
-pub const PENDING: &str = "nczarr_rs_pending";
 
 /// What a handle remembers between commits.
 #[derive(Default)]
@@ -110,13 +72,13 @@ fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String, Value)>> 
             if opts.zarr_v3 {
                 out.push(v3::write::array_doc(model, g, v, opts)?);
             } else {
-                write_var(model, &mut out, g, v, opts)?;
+                v2::write::write_var(model, &mut out, g, v, opts)?;
             }
         }
         if opts.zarr_v3 {
             out.push(v3::write::group_doc(model, g, opts));
         } else {
-            write_group(model, &mut out, g, opts)?;
+            v2::write::write_group(model, &mut out, g, opts)?;
         }
     }
     if opts.zarr_v3 && opts.consolidated {
@@ -328,212 +290,16 @@ pub fn write_dataset(
     Ok(())
 }
 
-/// User attributes as a JSON map, with their types (recorded unless
-/// `pure_zarr`).
-fn encode_attrs(atts: &[Attr], pure_zarr: bool) -> (Map<String, Value>, Map<String, Value>) {
-    let mut values = Map::new();
-    let mut types = Map::new();
-    for att in atts {
-        let (value, dtype) = encode_as(&att.values, !pure_zarr);
-        values.insert(att.name.clone(), value);
-        types.insert(att.name.clone(), Value::String(dtype));
-    }
-    (values, types)
-}
-
-/// netcdf-c 4.9.0 typed text as `<U1` where later versions write `>S1`.
-fn types_for_490(types: &mut Map<String, Value>) {
-    for t in types.values_mut() {
-        if t == ">S1" {
-            *t = json!("<U1");
-        }
-    }
-}
-
-fn write_group(model: &Model, out: &mut Vec<(String, Value)>, g: usize, opts: &WriteOptions) -> NcResult<()> {
-    let group = &model.groups[g];
-    let gkey = model.group_key(g);
-    let mut dims = Map::new();
-    for &d in &group.dims {
-        let dim = &model.dims[d];
-        let spec = if dim.unlimited { json!({"size": dim.len, "unlimited": 1}) } else { json!(dim.len) };
-        dims.insert(dim.name.clone(), spec);
-    }
-    let arrays: Vec<&str> = group.vars.iter().map(|v| v.name.as_str()).collect();
-    let groups: Vec<&str> = group.children.iter().map(|&c| model.groups[c].name.as_str()).collect();
-
-    let mut zgroup = json!({"zarr_format": 2});
-    if opts.layout_490 {
-        if g == 0 {
-            zgroup["_NCZARR_SUPERBLOCK"] = json!({"version": NCZARR_FORMAT_VERSION});
-        }
-        zgroup["_NCZARR_GROUP"] = json!({"dims": dims, "vars": arrays, "groups": groups});
-    }
-    out.push((join(&gkey, ".zgroup"), zgroup));
-
-    let mut zattrs = Map::new();
-    let (user, mut types) = encode_attrs(&group.atts, opts.pure_zarr);
-    if g == 0 {
-        zattrs.insert(NCPROPERTIES.into(), Value::String(opts.ncproperties.clone()));
-        types.insert(NCPROPERTIES.into(), json!(">S1"));
-    }
-    zattrs.extend(user);
-    if opts.layout_490 {
-        types_for_490(&mut types);
-        zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));
-    } else if !opts.pure_zarr {
-        zattrs.insert(GROUP.into(), json!({"dimensions": dims, "arrays": arrays, "groups": groups}));
-        types.insert(GROUP.into(), json!(JSON_DTYPE));
-        if g == 0 {
-            zattrs.insert(SUPERBLOCK.into(), json!({"version": NCZARR_FORMAT_VERSION}));
-            types.insert(SUPERBLOCK.into(), json!(JSON_DTYPE));
-        }
-        types.insert(ATTR.into(), json!(JSON_DTYPE));
-        zattrs.insert(ATTR.into(), json!({"types": types}));
-    }
-    out.push((join(&gkey, ".zattrs"), Value::Object(zattrs)));
-    Ok(())
-}
-
-/// The fixed width NC_STRING values are stored with.
-pub fn string_width(model: &Model, var: &Var) -> usize {
-    let int_att = |atts: &[Attr], name: &str| {
-        atts.iter().find(|a| a.name == name).and_then(|a| match a.values.convert_to(NC_INT64) {
-            Ok((Values::Int64(v), _)) => v.first().copied().filter(|&n| n > 0).map(|n| n as usize),
-            _ => None,
-        })
-    };
-    var.string_width
-        .or_else(|| int_att(&var.atts, MAXSTRLEN))
-        .or_else(|| int_att(&model.groups[0].atts, DEFAULT_MAXSTRLEN))
-        .unwrap_or(DEFAULT_STRING_WIDTH)
-}
-
-/// A fill value as `.zarray` writes it.
-fn fill_json(fill: &Values) -> Value {
-    match fill {
-        Values::Char(c) => {
-            let c = c.first().copied().unwrap_or(0);
-            Value::String(if c == 0 { String::new() } else { String::from_utf8_lossy(&[c]).into_owned() })
-        }
-        other => encode_as(other, true).0,
-    }
-}
-
-fn write_var(model: &Model, out: &mut Vec<(String, Value)>, g: usize, v: usize, opts: &WriteOptions) -> NcResult<()> {
-    let var = &model.groups[g].vars[v];
-    let vkey = join(&model.group_key(g), &var.name);
-    let scalar = var.dimids.is_empty();
-    let shape: Vec<usize> = if scalar { vec![1] } else { var.dimids.iter().map(|&d| model.dims[d].len).collect() };
-    let chunks: Vec<usize> = if scalar { vec![1] } else { var.chunks.clone() };
-    let width = if var.xtype == NC_STRING { string_width(model, var) } else { 1 };
-    let fill = match model.effective_fill(var)? {
-        _ if var.no_fill => Value::Null,
-        // Pure Zarr byte strings (`|S<n>`, NC_CHAR's `|S1` too) follow the
-        // Zarr v2 spec, as zarr-python reads them: base64. (netcdf-c, and
-        // so NCZarr, writes the text itself.)
-        Values::String(s) if opts.pure_zarr && var.utf32.is_none() => {
-            json!(super::v3::fill::to_base64(s.first().map_or(&[][..], |s| s)))
-        }
-        fill @ Values::Char(_) if opts.pure_zarr => super::v3::fill::encode(&fill),
-        fill => fill_json(&fill),
-    };
-    // Codecs we read are written back as they were: the chunks on disk
-    // are still encoded with them.
-    let (compressor, filters) = match var.codecs.split_last() {
-        None => (Value::Null, Value::Null),
-        Some((last, [])) => (last.clone(), Value::Null),
-        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
-    };
-    // NC_CHAR is `>S1`, netcdf-c's marker; zarr-python 3 rejects that
-    // spelling, so pure Zarr (which has no char type anyway) gets `|S1`.
-    let dtype = match (var.xtype, var.utf32) {
-        (NC_CHAR, _) if opts.pure_zarr => "|S1".to_string(),
-        (NC_CHAR, _) if opts.layout_490 => "<U1".to_string(),
-        (NC_BYTE, _) if opts.layout_490 => "<i1".to_string(),
-        (NC_UBYTE, _) if opts.layout_490 => "<u1".to_string(),
-        (NC_STRING, Some(big)) => format!("{}U{width}", if big { '>' } else { '<' }),
-        (t, _) => dtype_for(t, var.endianness, width)?,
-    };
-    let mut zarray = json!({
-        "zarr_format": 2,
-        "shape": shape,
-        "dtype": dtype,
-        "chunks": chunks,
-        "fill_value": fill,
-        // Chunks already stored keep their element order.
-        "order": if var.order_f { "F" } else { "C" },
-        "compressor": compressor,
-        "filters": filters,
-    });
-    if var.dim_separator != '.' {
-        zarray["dimension_separator"] = json!(var.dim_separator.to_string());
-    }
-    if let Some(object) = &var.object {
-        // Kept as read: see `format::object`.
-        zarray = super::object::zarray(object, var, &shape, &model.effective_fill(var)?);
-    }
-    let refs: Vec<String> = var.dimids.iter().map(|&d| model.dim_full_name(d)).collect();
-    if opts.layout_490 {
-        let storage = if scalar { "scalar" } else { "chunked" };
-        zarray["_NCZARR_ARRAY"] = json!({"dimrefs": refs, "storage": storage});
-    }
-    out.push((join(&vkey, ".zarray"), zarray));
-
-    let (mut zattrs, mut types) = encode_attrs(&var.atts, opts.pure_zarr);
-    // Every variable's dimension names, wherever the dimensions live, as
-    // netcdf-c 4.10 writes them (a reader makes them dimensions of the
-    // variable's group); not when two have the same name, which xarray
-    // refuses.
-    let names_distinct = var
-        .dimids
-        .iter()
-        .enumerate()
-        .all(|(i, &d)| var.dimids[..i].iter().all(|&e| model.dims[e].name != model.dims[d].name));
-    if opts.xarray_dims && names_distinct {
-        // netcdf-c 4.9.0 named a scalar's dimensions [], later ones ["_scalar_"].
-        let names: Vec<&str> = match (scalar, opts.layout_490) {
-            (true, true) => vec![],
-            (true, false) => vec!["_scalar_"],
-            _ => var.dimids.iter().map(|&d| model.dims[d].name.as_str()).collect(),
-        };
-        zattrs.insert(XARRAY_DIMS.into(), json!(names));
-    }
-    if let Setting::Defined(q) = var.quantize {
-        // As netcdf-c (every layout, pure Zarr too): an int with no
-        // recorded type, replacing the value of a user attribute of the
-        // same name. (A stored variable's is among its attributes.)
-        zattrs.insert(q.algorithm.att_name().into(), json!(q.nsd));
-    }
-    if opts.layout_490 {
-        types_for_490(&mut types);
-        zattrs.insert("_NCZARR_ATTR".into(), json!({"types": types}));
-    } else if !opts.pure_zarr {
-        let mut array = Map::new();
-        array.insert("dimension_references".into(), json!(refs));
-        if scalar {
-            array.insert("scalar".into(), json!(1));
-        }
-        array.insert("storage".into(), json!("chunked"));
-        zattrs.insert(ARRAY.into(), Value::Object(array));
-        types.insert(ARRAY.into(), json!(JSON_DTYPE));
-        types.insert(ATTR.into(), json!(JSON_DTYPE));
-        zattrs.insert(ATTR.into(), json!({"types": types}));
-    }
-    out.push((join(&vkey, ".zattrs"), Value::Object(zattrs)));
-    Ok(())
-}
-
-// ---------------------------------------------------------------------
-// Reading
-// ---------------------------------------------------------------------
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::NcError;
-    use crate::format::read::read_dataset;
+    use crate::format::open::read_dataset;
+    use crate::format::v2::write::{ARRAY, ATTR, GROUP, SUPERBLOCK, XARRAY_DIMS};
+    use crate::format::width::DEFAULT_STRING_WIDTH;
+    use crate::model::Values;
     use crate::model::attrs::put_att;
+    use crate::types::*;
     use crate::zmap::FileMap;
 
     fn scratch_path(name: &str) -> std::path::PathBuf {
@@ -666,7 +432,7 @@ mod tests {
 
     #[test]
     fn local_reads_take_objects_remote_reads_take_zmetadata() {
-        use crate::format::read::{Consolidation, ReadOptions, read_dataset_with};
+        use crate::format::{Consolidation, ReadOptions, read_dataset_with};
         let store = scratch("consolidated");
         let mut m = sample_model();
         write_dataset(&mut m, &store, &options(), &mut CommitState::default()).unwrap();

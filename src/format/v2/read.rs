@@ -16,59 +16,20 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::attrs::{decode_fill_number, decode_inferred, decode_typed};
-use super::build::{
+use crate::error::{NcError, NcResult};
+use crate::format::attrs::{decode_fill_number, decode_inferred, decode_typed};
+use crate::format::build::{
     add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
 };
-use super::dtype::{Dtype, dtype_for, parse_dtype};
-use super::json;
-use super::source::Source;
-use crate::error::{NcError, NcResult};
+use crate::format::dtype::{Dtype, dtype_for, parse_dtype};
+use crate::format::json;
+use crate::format::options::{Consolidation, MAX_GROUP_DEPTH, PENDING, ReadOptions, ReadResult};
+use crate::format::source::Source;
 use crate::model::attrs::FILL_VALUE;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
 use crate::types::*;
 use crate::zmap::{Zmap, join, validate_key};
-
-pub struct ReadResult {
-    pub model: Model,
-    /// The root group's `_NCProperties`, if present.
-    pub ncproperties: Option<String>,
-}
-
-/// Key of the consolidated metadata object.
-pub const ZMETADATA: &str = ".zmetadata";
-
-/// Deepest group nesting read. netCDF sets no limit; this one keeps a
-/// hostile store (consolidated metadata nests groups without any file
-/// system path) from exhausting the stack or the time of the reader.
-pub const MAX_GROUP_DEPTH: usize = 1000;
-
-/// How an open uses consolidated metadata (`.zmetadata`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Consolidation {
-    /// Use it if it still describes the store (its root objects are
-    /// checked: see [`current_consolidated`]). For stores where those
-    /// reads are cheap.
-    Verify,
-    /// Use it as it is, as zarr-python and netcdf-c's `mode=consolidated`
-    /// do: an open is one request. For remote stores. An unfinished
-    /// commit of ours (the pending marker) is still checked.
-    Trust,
-    /// Read every object itself (`mode=noconsolidated`).
-    Ignore,
-}
-
-/// How to read a dataset.
-#[derive(Debug, Clone, Copy)]
-pub struct ReadOptions {
-    pub writable: bool,
-    pub consolidation: Consolidation,
-    /// `mode=zarr` (or `xarray`): read as pure Zarr even where NCZarr
-    /// metadata is present, as netcdf-c does (its ref_nczarr2zarr.cdl):
-    /// groups by listing, dimensions from names or anonymous.
-    pub pure_zarr: bool,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {
@@ -106,7 +67,7 @@ fn consolidated(bytes: Option<Vec<u8>>) -> NcResult<Option<Consolidated>> {
     // A malformed .zmetadata is ignored: the objects themselves are the truth.
     Ok(json::parse(&bytes).ok().and_then(|v| match v {
         Value::Object(mut m) if m.get("zarr_consolidated_format").and_then(Value::as_u64) == Some(1) => {
-            let pending = match m.remove(super::nczarr::PENDING) {
+            let pending = match m.remove(PENDING) {
                 Some(Value::Object(mut p)) => match p.remove("root") {
                     Some(Value::Object(root)) => Some(root),
                     _ => Some(Map::new()),
@@ -163,29 +124,20 @@ fn current_consolidated(
     Ok(Some(meta))
 }
 
-/// Read a dataset's metadata into a model, using consolidated metadata
-/// where it is current.
-pub fn read_dataset(store: &dyn Zmap, writable: bool) -> NcResult<ReadResult> {
-    read_dataset_with(store, ReadOptions { writable, consolidation: Consolidation::Verify, pure_zarr: false })
+/// The root objects an open fetched before it knew the version (see
+/// `format::open`): `.zmetadata`, or (without consolidated metadata)
+/// `.zgroup` and `.zattrs` under their keys.
+pub struct Probed {
+    pub zmetadata: Option<Vec<u8>>,
+    pub root: Vec<(String, Option<Vec<u8>>)>,
 }
 
-/// Read a dataset's metadata into a model.
-pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadResult> {
+/// Read a Zarr v2 dataset's metadata into a model; `None` when the store
+/// has no v2 root (Zarr v3, or not a dataset).
+pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions, probed: Probed) -> NcResult<Option<ReadResult>> {
     let writable = opts.writable;
-    // Both versions' root objects in one batch: on S3 an open is then one
-    // round trip whether the store is v2 with `.zmetadata` or v3, instead
-    // of v3 costing four misses first. Without consolidated metadata the
-    // batch takes v2's root objects instead.
-    let ignore = opts.consolidation == Consolidation::Ignore;
-    let first: &[&str] = if ignore { &[".zgroup", ".zattrs"] } else { &[ZMETADATA] };
-    let keys: Vec<String> = first.iter().chain(&[super::v3::ZARR_JSON]).map(|k| k.to_string()).collect();
-    let mut probe = store.get_many(&keys)?;
-    let zarr_json = probe.pop().flatten();
-    let zmetadata = if ignore { None } else { probe.pop().flatten() };
-    if zarr_json.is_some() && zmetadata.is_none() && (!ignore || probe.iter().all(Option::is_none)) {
-        return super::v3::read_dataset_from(store, opts, zarr_json);
-    }
-    let fetched = if ignore { keys.into_iter().zip(probe).collect() } else { Default::default() };
+    let Probed { zmetadata, root } = probed;
+    let fetched = root.into_iter().collect();
     let src = Source {
         store,
         consolidated: current_consolidated(store, opts.consolidation, zmetadata)?,
@@ -217,12 +169,10 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
         // ref_power_901_constants: arrays straight under the root), which
         // netcdf-c opens with `mode=zarr`: a root group if arrays or
         // groups are there.
-        None if opts.pure_zarr && zarr_json.is_none() && has_zarr_children(&src)? => {
-            (Map::new(), src.object(".zattrs")?, false)
-        }
+        None if opts.pure_zarr && has_zarr_children(&src)? => (Map::new(), src.object(".zattrs")?, false),
         // No v2 root: Zarr v3, or not a dataset. (Probed last, so that v2
         // opens make no extra request.)
-        None => return super::v3::read_dataset_from(store, opts, zarr_json),
+        None => return Ok(None),
     };
     check_zarr_format(&zgroup)?;
     let layout = if opts.pure_zarr {
@@ -258,7 +208,7 @@ pub fn read_dataset_with(store: &dyn Zmap, opts: ReadOptions) -> NcResult<ReadRe
     if layout == Layout::Pure {
         mark_appendable(&mut model);
     }
-    Ok(ReadResult { model, ncproperties })
+    Ok(Some(ReadResult { model, ncproperties }))
 }
 
 /// Is there a Zarr v2 array or group directly below the root?
@@ -719,7 +669,7 @@ fn decode_fill(v: &Value, dtype_text: &str, xtype: NcType, layout: Layout) -> Nc
     match (xtype, v) {
         (NC_CHAR, Value::String(s)) => Ok(Values::Char(vec![s.as_bytes().first().copied().unwrap_or(0)])),
         (NC_STRING, Value::String(s)) if layout == Layout::Pure && kind.starts_with('S') => {
-            let bytes = super::v3::fill::base64(s).unwrap_or_else(|_| s.as_bytes().to_vec());
+            let bytes = crate::format::base64::decode(s).unwrap_or_else(|_| s.as_bytes().to_vec());
             Ok(Values::String(vec![bytes]))
         }
         (NC_STRING, Value::String(s)) => Ok(Values::String(vec![s.as_bytes().to_vec()])),
