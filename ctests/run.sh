@@ -3,13 +3,25 @@
 # own scratch directory. Prints one line per test and a closing
 # "N passed, N failed" line; exits non-zero if any test failed.
 #
-# Usage: ctests/run.sh [LIBDIR] [test names...]
+# Usage: ctests/run.sh [--for SECONDS] [LIBDIR] [test names...]
+#
+# --for SECONDS runs each test over and over until SECONDS have passed
+# (at least once), stopping at its first failing run: for rare races
+# such as a fork landing where it should not in t_fork.
 #
 # NCZARR_RS_CTEST_SANITIZE=asan or =valgrind runs the same tests under a
 # memory checker (see ctests/sanitize/env.sh): C tests and plugins built
 # with AddressSanitizer, or run under valgrind memcheck; the t_*.sh tests
 # apply it to the programs they build against this library.
 set -u
+for_seconds=
+if [ "${1:-}" = --for ]; then
+    case ${2:-} in
+        '' | *[!0-9]*) echo "FAIL: --for needs a number of seconds"; exit 1 ;;
+    esac
+    for_seconds=$2
+    shift 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 # Absolute, so the tests' RUNPATH finds this library from their scratch
@@ -61,13 +73,23 @@ for t in "${tests[@]}"; do
         echo "FAIL $t (does not compile)"; cat "$build/$t.cc.log"
         failed=$((failed + 1)); continue
     fi
-    scratch=$(mktemp -d "$build/$t.XXXXXX")
-    if (cd "$scratch" && "${exe[@]}") > "$build/$t.log" 2>&1; then
-        echo "ok   $t"
+    runs=0 ok=1 start=$SECONDS
+    while :; do
+        runs=$((runs + 1))
+        scratch=$(mktemp -d "$build/$t.XXXXXX")
+        if (cd "$scratch" && "${exe[@]}") > "$build/$t.log" 2>&1; then
+            rm -rf "$scratch"
+        else
+            ok=0
+            break
+        fi
+        [ -n "$for_seconds" ] && [ $((SECONDS - start)) -lt "$for_seconds" ] || break
+    done
+    if [ $ok = 1 ]; then
+        echo "ok   $t${for_seconds:+ ($runs runs in $((SECONDS - start)) s)}"
         passed=$((passed + 1))
-        rm -rf "$scratch"
     else
-        echo "FAIL $t"; sed 's/^/     /' "$build/$t.log"
+        echo "FAIL $t${for_seconds:+ (run $runs, after $((SECONDS - start)) s)}"; sed 's/^/     /' "$build/$t.log"
         failed=$((failed + 1))
     fi
 done
