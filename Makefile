@@ -19,6 +19,10 @@ VENV     := $(CURDIR)/.venv
 # machine builds them once.
 TOOLS    ?= $(or $(NCZARR_RS_TOOLS),$(HOME)/.cache/nczarr-rs/tools)
 CBINDGEN := $(TOOLS)/bin/cbindgen
+# Every pytest run lists what it skipped, expected to fail or passed
+# unexpectedly, with reasons (-r: f, E as by default, s, x, X); with
+# CI=true any skip is a failure (tests/pytest_no_skip.py).
+PYTEST    = $(VENV)/bin/python -m pytest -q -rfEsxX -p no:cacheprovider -p tests.pytest_no_skip
 
 # Installation directories (GNU names; libdir may be e.g. $(PREFIX)/lib/x86_64-linux-gnu).
 PREFIX     ?= /usr/local
@@ -44,6 +48,12 @@ quickstart: build
 	    -Wl,-rpath,$(LIBDIR) -o $(TARGET_DIR)/quickstart
 	$(TARGET_DIR)/quickstart
 
+# Under `make test` nothing may be skipped, as in CI: CI=true, which the
+# suites honour (a missing tool, server or compiler fails; pytest skips
+# fail, tests/pytest_no_skip.py; bench/smoke.sh and tests/s3_driver.rs
+# fail too), for every target it runs. A target run alone (make
+# interop-test) may still skip, and says what and why.
+test: export CI = true
 test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test programs-test netcdf-c-suite-test fortran-test package-test
 
 deps:
@@ -91,6 +101,7 @@ bench-smoke: build
 # The C tests under AddressSanitizer (+UBSan, LeakSanitizer) and valgrind.
 memcheck-test: build
 	ctests/memcheck.sh $(LIBDIR)
+	NCZARR_RS_CTEST_SANITIZE=asan ctests/run.sh --for 120 $(LIBDIR) t_fork
 
 # The netcdf-c internals Debian's ncdump/ncgen/nccopy import, compared
 # call by call with Debian's own libnetcdf.so.19 (from netcdf-bin).
@@ -98,28 +109,28 @@ tools-abi-test: build
 	ctests/tools_abi/run.sh $(LIBDIR)
 
 interop-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/interop
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(PYTEST) tests/interop
 
 # S3: moto[server] (from the venv) and s3s-fs (verifies signatures) on
 # 127.0.0.1, started by the tests (tests/s3/conftest.py), with a counting,
 # fault-injecting proxy (tests/s3/proxy.py) in front of them.
 s3-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/s3
+	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(PYTEST) tests/s3
 
 # Zarr v3: what zarr-python 3 and xarray write (tests/v3/corpus.py), read
 # through our library and compared value by value with zarr-python's view.
 v3-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/v3
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(PYTEST) tests/v3
 
 # Zip stores (file://...d.zip#mode=nczarr,zip): round trips, the layouts of
 # netcdf-c, zarr-python and Info-ZIP's zip, writing, nccopy, hostile zips.
 zip-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/zip
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(PYTEST) tests/zip
 
 # Debian's ncdump, ncgen and nccopy run over our library, checked against
 # the same binaries over netcdf-c 4.10.1 (tests/tools/harness.py).
 tools-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/tools
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(PYTEST) tests/tools
 
 # netcdf-c 4.9.0's own tests (nc_test, nc_test4, ncdump; from Debian's
 # source package, built in a cache outside the clone) over Debian's
@@ -133,7 +144,7 @@ netcdf-c-suite-test: build
 # python3-netcdf4, netcdf-c++4, ncdump/ncgen/nccopy) on .nc files, over
 # Debian's netcdf-c and over us alike, and converting to NCZarr and back.
 programs-test: build
-	NCZARR_RS_LIBDIR=$(LIBDIR) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/programs
+	NCZARR_RS_LIBDIR=$(LIBDIR) $(PYTEST) tests/programs
 
 # Fortran programs over Debian's netcdf-fortran (libnetcdff) over this library.
 fortran-test: build

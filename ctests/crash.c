@@ -11,13 +11,22 @@
  * attribute, and closes; one writer in four does not consolidate
  * metadata. After each sync it records in shared memory how far it got.
  * The parent kills it with SIGKILL after a random delay (seeded; up to
- * 1.2 times the median of three full runs), then opens the store and
- * checks: it opens; every value is the fill value or the value the writer
- * wrote at that position; everything synced before the kill is there.
- * Every 4th store is then opened for writing and closed (which must
- * remove the dead writer's temporary files and complete an interrupted
- * commit) and checked again; every 8th is copied to samples/ for
- * netcdf-c.
+ * 1.2 times the median of three full runs) or, one time in three (and the
+ * first two times), aimed: once a commit after a random sync point shows
+ * on disk (the writer's pending .zmetadata), within a millisecond. Then it
+ * opens the store and checks: it opens; every value is the fill value or
+ * the value the writer wrote at that position; everything synced before
+ * the kill is there. Every 4th store (and the first interrupted commit)
+ * is then opened for writing and closed (which must remove the dead
+ * writer's temporary files and complete an interrupted commit) and
+ * checked again; every 8th (and the first two interrupted commits) is
+ * copied to samples/ for netcdf-c.
+ *
+ * A kill landed inside a commit when, after it, the store (created by
+ * that writer) holds a .zmetadata with the pending marker. The loop fails
+ * unless that happened to a consolidated writer and to one without
+ * .zmetadata, and a writable open completed such a commit: otherwise the
+ * case the test exists for went untested.
  *
  * Environment: CRASH_SEED (default 20240601), CRASH_SECONDS (time budget,
  * default 40), CRASH_ITERS (most iterations, default 600).
@@ -42,6 +51,11 @@
 #define NZ 3
 #define NSTEPS 10
 #define FILLV (-1)
+/* The marker of a commit under way in .zmetadata (src/format/nczarr.rs:
+ * a commit publishes the new metadata there with it before rewriting the
+ * objects, and removes it after; writers without consolidated metadata
+ * too, deleting .zmetadata at the end). */
+#define PENDING "nczarr_rs_pending"
 
 /* Sync points: 1 after the definitions, s + 2 after step s, NSTEPS + 2
  * after nc_close. */
@@ -365,10 +379,16 @@ static int loop(void)
     double full = runs[2] < lo ? lo : runs[2] > hi ? hi : runs[2];
     printf("seed %u; a full writer run takes %.0f ms (median of 3)\n", seed, full * 1000);
 
-    int iters = 0, completed = 0, before_create = 0, pending = 0, strays = 0, siblings = 0, reopened = 0, samples = 0;
+    int iters = 0, completed = 0, before_create = 0, strays = 0, siblings = 0, reopened = 0, samples = 0;
+    /* Kills that landed inside a commit, by consolidation (0: writers
+     * with .zmetadata, 1: without) and kind (0: random delay, 1: aimed);
+     * tries of each kind; interrupted commits a writable open completed;
+     * samples of interrupted commits. */
+    int in_commit[2][2] = {{0}}, tries[2] = {0}, completed_commits = 0, commit_samples = 0;
     int at_sync[NSTEPS + 3] = {0};
     double start = now();
-    while (iters < max_iters && now() - start < budget) {
+    /* The first two (aimed) iterations whatever the budget. */
+    while (iters < max_iters && (iters < 2 || now() - start < budget)) {
         iters++;
         int fresh = next_rand() % 5 == 0;
         if (fresh) system("rm -rf crash.zarr");
@@ -377,11 +397,29 @@ static int loop(void)
         useconds_t delay = (useconds_t)(next_rand() % (uint64_t)(full * 1.2e6 + 1));
         /* One writer in four does not consolidate metadata. */
         int nocons = next_rand() % 4 == 0;
+        /* Aimed kills (the first two, one of each kind of writer, then one
+         * in three): wait for a commit after a random sync point to show
+         * on disk, then kill within a millisecond. Random delays alone
+         * may all miss the commits when timings shift. */
+        int aimed = iters <= 2 || next_rand() % 3 == 0;
+        if (iters <= 2) nocons = iters == 2;
+        int target = (int)(next_rand() % (NSTEPS + 1));
+        useconds_t after = (useconds_t)(next_rand() % 1000);
+        tries[aimed]++;
         p->created = p->synced = 0;
         pid = fork();
         if (pid < 0) { perror("fork"); return 1; }
         if (pid == 0) writer(nocons ? url_nocons : url, p);
-        usleep(delay);
+        if (aimed) {
+            /* Until the commit shows, the writer ends, or 1.5 full runs. */
+            double limit = now() + full * 1.5;
+            while (now() < limit && p->synced < NSTEPS + 2 &&
+                   !(p->created && p->synced >= target && file_contains("crash.zarr/.zmetadata", PENDING)))
+                usleep(50);
+            usleep(after);
+        } else {
+            usleep(delay);
+        }
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
         if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -392,26 +430,37 @@ static int loop(void)
         if (WIFEXITED(status)) completed++;
         if (!created) before_create++;
         at_sync[k]++;
-        if (file_contains("crash.zarr/.zmetadata", "nczarr_rs_pending")) pending++;
+        /* The kill landed inside a commit of this writer: its pending
+         * .zmetadata (published before the objects are rewritten, removed
+         * or rewritten without the marker after them) is on disk. Only
+         * this writer's: nc_create (NC_CLOBBER) replaces the store whole,
+         * so once it returned, no older writer's marker is left. */
+        int interrupted = created && file_contains("crash.zarr/.zmetadata", PENDING);
+        in_commit[nocons][aimed] += interrupted;
         strays += count_prefixed("crash.zarr", ".nczarr-rs-tmp.");
         siblings += count_prefixed(".", ".crash.zarr.nczarr-rs-tmp.");
         if (check(url, k, created, preexisted)) {
-            fprintf(stderr, "iteration %d (delay %u us, synced %d, created %d, preexisted %d): %s\n", iters,
-                    (unsigned)delay, k, created, preexisted, why);
+            fprintf(stderr, "iteration %d (%s %u us, synced %d, created %d, preexisted %d, in a commit %d): %s\n",
+                    iters, aimed ? "aimed, then" : "delay", (unsigned)(aimed ? after : delay), k, created,
+                    preexisted, interrupted, why);
             char cmd[256];
             snprintf(cmd, sizeof cmd, "cp -a crash.zarr failed-%d.zarr", iters);
             system(cmd);
             return 1;
         }
-        if (iters % 8 == 0 && stat("crash.zarr", &st) == 0) {
+        /* Every 8th store, and the first two interrupted commits, for
+         * netcdf-c. */
+        if ((iters % 8 == 0 || (interrupted && commit_samples < 2)) && stat("crash.zarr", &st) == 0) {
             char cmd[256];
             snprintf(cmd, sizeof cmd, "cp -a crash.zarr samples/%d.zarr", iters);
             if (system(cmd) == 0) {
                 fprintf(list, "%d %d %d %d\n", iters, k, created, preexisted);
                 samples++;
+                commit_samples += interrupted;
             }
         }
-        if (iters % 4 == 0 && stat("crash.zarr", &st) == 0) {
+        /* Every 4th store, and the first interrupted commit. */
+        if ((iters % 4 == 0 || (interrupted && !completed_commits)) && stat("crash.zarr", &st) == 0) {
             /* A writer's open cleans up after the dead one and completes
              * an interrupted commit. */
             int nc, s = nc_open(url, NC_WRITE, &nc);
@@ -422,21 +471,36 @@ static int loop(void)
                 fprintf(stderr, "iteration %d: temporary files left after a writable open\n", iters);
                 return 1;
             }
-            if (file_contains("crash.zarr/.zmetadata", "nczarr_rs_pending")) {
+            if (file_contains("crash.zarr/.zmetadata", PENDING)) {
                 fprintf(stderr, "iteration %d: commit not completed by a writable open\n", iters);
                 return 1;
             }
             if (check(url, k, 1, 1)) { fprintf(stderr, "iteration %d, after reopen: %s\n", iters, why); return 1; }
+            completed_commits += interrupted;
         }
     }
     fclose(list);
+    int cons_hits = in_commit[0][0] + in_commit[0][1], nocons_hits = in_commit[1][0] + in_commit[1][1];
     printf("%d iterations in %.1f s: %d killed before nc_create returned, %d ran to the end, "
-           "%d killed mid-commit (pending .zmetadata), %d stray temporary files and %d stray "
-           "sibling directories seen (all removed by %d writable opens), %d samples\n",
-           iters, now() - start, before_create, completed, pending, strays, siblings, reopened, samples);
+           "%d stray temporary files and %d stray sibling directories seen (all removed by %d writable opens), "
+           "%d samples (%d of interrupted commits)\n",
+           iters, now() - start, before_create, completed, strays, siblings, reopened, samples, commit_samples);
+    printf("killed inside a commit (the writer's pending .zmetadata on disk): %d of %d random kills, "
+           "%d of %d aimed ones; %d consolidated writers, %d not; %d completed by a writable open\n",
+           in_commit[0][0] + in_commit[1][0], tries[0], in_commit[0][1] + in_commit[1][1], tries[1], cons_hits,
+           nocons_hits, completed_commits);
     printf("sync points reached:");
     for (int i = 0; i <= NSTEPS + 2; i++) printf(" %d:%d", i, at_sync[i]);
     printf("\n");
+    /* What this test exists for: stores killed in the middle of a commit.
+     * Should no kill land in one (timings shifted, or commits no longer
+     * publish a pending .zmetadata), it has tested nothing of it. */
+    if (!cons_hits || !nocons_hits || !completed_commits) {
+        fprintf(stderr, "no kill landed inside a commit of a %s (or no interrupted commit was completed by a "
+                "writable open): the case this test exists for went untested\n",
+                !cons_hits ? "consolidated writer" : !nocons_hits ? "writer without .zmetadata" : "writer");
+        return 1;
+    }
     return 0;
 }
 

@@ -9,6 +9,9 @@
 #   commit was not interrupted must pass; the others are counted (netcdf-c
 #   refuses a variable whose shape disagrees with its unlimited dimension,
 #   which the objects of an interrupted commit can show).
+# Each kill loop fails unless some kills landed inside a commit (the
+# writer's pending .zmetadata on disk after the kill; crash.c aims some
+# kills at commits), and the samples must include interrupted commits.
 #
 # Usage: ctests/t_crash.sh (run by ctests/run.sh in a scratch directory;
 # NCZARR_RS_LIBDIR is our library's directory).
@@ -53,5 +56,8 @@ while read -r it k created pre; do
     fi
 done < samples/list
 [ $n -gt 0 ] || fail "no samples"
+# crash.c samples the first interrupted commits of each loop: netcdf-c
+# must have read some, or the consolidated check above tested no commit.
+[ $pending -gt 0 ] || fail "no sample holds an interrupted commit (pending .zmetadata)"
 echo "netcdf-c 4.10.1 read $n samples: all pass with .zmetadata; reading objects, $objects_failed of the" \
     "$pending interrupted commits fail, all others pass"

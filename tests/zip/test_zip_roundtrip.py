@@ -5,10 +5,16 @@ exactly as the directory does (describe.c: structure, attributes, every
 value) and Debian's ncdump -s over our library prints the same CDL, data
 and special attributes included."""
 
+import os
+
 import pytest
 
 import ziputil
-from conftest import WRITERS, describe, dir_url, ncdump, run, zip_url
+from cbuild import wheel_libnetcdf
+from conftest import WRITERS, describe, dir_url, ncdump, run, same_as_netcdf_c, zip_url
+
+# netcdf-c 4.10.1's filter plugins, beside its library in the netCDF4 wheel.
+WHEEL_PLUGINS = wheel_libnetcdf().parent.parent / "netCDF4" / "plugins"
 
 CASES = [(w, m, layout) for w in WRITERS for m in ("nczarr", "zarr") for layout in ("default", "root")]
 CASES += [("write_numeric", "xarray", "default"), ("write_numeric", "xarray", "root")]
@@ -25,6 +31,45 @@ def test_zip_reads_like_directory(progs, ours, written, writer, mode, layout):
     assert "    data " in got
     # Both are named d.*, so ncdump's first line agrees too.
     assert ncdump(ours, "-s", zip_url(archive, mode)) == ncdump(ours, "-s", dir_url(directory, mode))
+
+
+def without_lz4_data(text, expected):
+    """The description with the data line of variable lz4 (write_filtered's)
+    replaced, after checking it starts with `expected`: netcdf-c has no lz4
+    codec (tests/interop/test_filters.py)."""
+    lines = text.splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if line.startswith("  var lz4 "))
+    j = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("    data "))
+    assert lines[j].startswith(expected), lines[j]
+    return "".join(lines[:j] + ["    data (lz4)\n"] + lines[j + 1:])
+
+
+@pytest.mark.parametrize("writer,layout", [(w, layout) for w in WRITERS for layout in ("default", "root")])
+def test_netcdf_c_reads_what_the_zip_holds(progs, written, tmp_path, writer, layout):
+    """The comparison above is of us with ourselves; here another
+    implementation reads the zip's objects. Neither netcdf-c here reads
+    zips (built without zip support), so the objects are taken out with
+    Python's zipfile into a directory store, which netcdf-c 4.10.1 (with
+    the wheel's filter plugins) must describe exactly as we describe the
+    zip, every value included. NCZarr mode: netcdf-c's own format (pure
+    Zarr zips are read by zarr-python in test_zip_zarr_python.py; netcdf-c
+    reads pure Zarr its own way, 0-d arrays with a `_scalar_` dimension)."""
+    archive = written(writer, "nczarr", layout)
+    objects = ziputil.contents(archive)
+    if layout == "default":
+        objects = ziputil.strip_prefix(objects, "d/")
+    store = tmp_path / "d.file"
+    for name, data in objects.items():
+        (store / name).parent.mkdir(parents=True, exist_ok=True)
+        (store / name).write_bytes(data)
+    theirs = run(progs["netcdf_c_describe"], dir_url(store),
+                 env=dict(os.environ, HDF5_PLUGIN_PATH=str(WHEEL_PLUGINS))).stdout
+    ours = describe(progs, zip_url(archive))
+    if writer == "write_filtered":
+        ours = without_lz4_data(ours, "    data [-3, -2.5, -2, ")
+        theirs = without_lz4_data(theirs, "    data error -136\n")
+    same_as_netcdf_c(ours, theirs)
+    assert "    data [" in theirs
 
 
 def test_describe_has_the_written_values(progs, written):

@@ -19,7 +19,8 @@ import zipfile
 import pytest
 
 import ziputil
-from conftest import NC_EEXIST, describe, dir_url, probe, run, zip_url
+from cbuild import wheel_libnetcdf
+from conftest import NC_EEXIST, describe, dir_url, probe, run, same_as_netcdf_c, zip_url
 from zarr_stores import open_zip, rewrite_v, snapshot, zarr_python_dir, zarr_python_zip
 
 pytestmark = pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")
@@ -57,6 +58,15 @@ def make_pair(progs, request, tmp_path, layout):
     return ref, archive, prefix
 
 
+def netcdf_c_agrees(progs, text, ref):
+    """netcdf-c 4.10.1 (with the wheel's filter plugins) describes the
+    reference directory, which holds byte for byte the zip's objects, as
+    we describe the zip: the edit checked with another implementation."""
+    plugins = wheel_libnetcdf().parent.parent / "netCDF4" / "plugins"
+    theirs = run(progs["netcdf_c_describe"], dir_url(ref), env=dict(os.environ, HDF5_PLUGIN_PATH=str(plugins)))
+    same_as_netcdf_c(text, theirs.stdout)
+
+
 def check_sound(archive):
     """No duplicate name, every CRC right, nothing left beside the zip."""
     counts = collections.Counter(ziputil.names(archive))
@@ -89,6 +99,7 @@ def test_edit_one_variable(progs, request, tmp_path, layout):
     assert text == describe(progs, dir_url(ref))
     assert "    data [-5, -4, -3, -2, -1, 0, 1, 2, 3, 4]\n" in text
     assert "    data [100, 99, 98, 97, 96, 95, 94, 93, 92, 91]\n" in text
+    netcdf_c_agrees(progs, text, ref)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -103,6 +114,7 @@ def test_edit_metadata(progs, request, tmp_path, layout):
     text = describe(progs, zip_url(archive))
     assert text == describe(progs, dir_url(ref))
     assert '  att history char 15 "edited in a zip"\n' in text
+    netcdf_c_agrees(progs, text, ref)
 
 
 @pytest.mark.parametrize("layout", ["infozip", "descriptors"])
