@@ -89,10 +89,17 @@ int main(void)
         ERR(NC_EBADTYPE, nc_put_att_string(ncid, NC_GLOBAL, "s", 1, strs));
     }
     OK(nc_close(ncid));
-    /* Older layouts open read-only, as in netcdf-c. */
+    /* A 4.9.0 store opened without asking for its layout stays in it: an
+     * attribute added, 4.9.0's limits kept (no unlimited dimension). */
     write_small(old);
     OK(nc_open("file://old.zarr#mode=nczarr,file", NC_WRITE, &ncid));
-    ERR(NC_EPERM, nc_redef(ncid));
+    OK(nc_redef(ncid));
+    OK(nc_put_att_text(ncid, NC_GLOBAL, "edited", 3, "yes"));
+    ERR(NC_EDIMSIZE, nc_def_dim(ncid, "t", NC_UNLIMITED, &d));
     OK(nc_close(ncid));
+    TRUE_OR_FAIL(strstr(slurp("old.zarr/.zgroup"), "_NCZARR_SUPERBLOCK") != NULL);
+    TRUE_OR_FAIL(strstr(slurp("old.zarr/.zattrs"), "\"edited\"") != NULL);
+    TRUE_OR_FAIL(!exists("old.zarr/.zmetadata"));
+    check_small("file://old.zarr#mode=nczarr,file", "x");
     PASS();
 }
