@@ -4,7 +4,7 @@
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
 use super::layout::{TextEncoding, VLEN_ELEM, VarLayout, transpose};
-use super::shard::InnerChunk;
+use super::shard::{InnerChunk, InnerPath};
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
 
@@ -16,9 +16,9 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     let stored_bytes = layout.stored_chunk_bytes();
     let stored = if let Some(shards) = &layout.shards {
         // An inner chunk: its shard's index says where, then one range.
-        let (shard, inner) = shards.locate(idx);
+        let (shard, path) = shards.locate(idx);
         let key = layout.chunk_key(&shard);
-        match shards.find(store, &key, inner)? {
+        match shards.find(store, &key, &path)? {
             InnerChunk::Missing => None,
             // The shard went away under us: it held this chunk.
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
@@ -40,10 +40,11 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
 /// returned, in the items' order.
 ///
 /// Chunks of a sharded variable are fetched shard by shard: the shard's
-/// index once, then every inner chunk wanted in one
-/// [`Zmap::get_ranges`], which a remote store merges into as few
-/// requests as pay; the inner chunks are then decoded on the threads the
-/// call has left.
+/// index once (with shards inside shards, then the indexes of the inner
+/// shards wanted, one [`Zmap::get_ranges`] per level), then every inner
+/// chunk wanted in one [`Zmap::get_ranges`], which a remote store merges
+/// into as few requests as pay; the inner chunks are then decoded on the
+/// threads the call has left.
 pub fn load_each<T: Sync, R: Send>(
     store: &dyn Zmap,
     layout: &VarLayout,
@@ -57,16 +58,17 @@ pub fn load_each<T: Sync, R: Send>(
         // in its buffer needs the last one to land last).
         return crate::workers::map(items, threads, |item| consume(item, load_chunk(store, layout, idx(item))?));
     };
-    // Shard → (item, inner chunk number) of each item in it.
-    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, usize)>> = Default::default();
+    // Shard → (item, inner chunk path) of each item in it.
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, InnerPath)>> = Default::default();
     for (k, item) in items.iter().enumerate() {
-        let (shard, inner) = shards.locate(idx(item));
-        by_shard.entry(shard).or_default().push((k, inner));
+        let (shard, path) = shards.locate(idx(item));
+        by_shard.entry(shard).or_default().push((k, path));
     }
     let groups: Vec<_> = by_shard.into_iter().collect();
     let done = crate::workers::map(&groups, threads, |(shard, members)| {
         let key = layout.chunk_key(shard);
-        let places = members.iter().map(|&(_, inner)| shards.find(store, &key, inner)).collect::<NcResult<Vec<_>>>()?;
+        let paths: Vec<InnerPath> = members.iter().map(|(_, path)| path.clone()).collect();
+        let places = shards.find_all(store, &key, &paths)?;
         let wanted: Vec<(u64, usize)> = places
             .iter()
             .filter_map(|place| match *place {
@@ -271,14 +273,17 @@ pub fn store_chunks(store: &dyn Zmap, layout: &VarLayout, chunks: &[(&[usize], &
         crate::workers::map(chunks, store.concurrency(), |(idx, data)| store_chunk(store, layout, idx, data))?;
         return Ok(());
     };
-    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, &[u8])>> = Default::default();
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(InnerPath, &[u8])>> = Default::default();
     for &(idx, data) in chunks {
-        let (shard, inner) = shards.locate(idx);
-        by_shard.entry(shard).or_default().push((inner, data));
+        let (shard, path) = shards.locate(idx);
+        by_shard.entry(shard).or_default().push((path, data));
     }
     let groups: Vec<_> = by_shard.into_iter().collect();
     crate::workers::map(&groups, store.concurrency(), |(shard, items)| {
-        let encoded = items.iter().map(|&(k, data)| Ok((k, encode_chunk(layout, data)?))).collect::<NcResult<_>>()?;
+        let encoded = items
+            .iter()
+            .map(|(path, data)| Ok((path.clone(), encode_chunk(layout, data)?)))
+            .collect::<NcResult<_>>()?;
         shards.rewrite(store, &layout.chunk_key(shard), encoded)
     })?;
     Ok(())

@@ -128,7 +128,8 @@ impl VarLayout {
                 .v3
                 .as_ref()
                 .and_then(|v3| v3.shard.clone())
-                .map(|s| Arc::new(super::shard::ShardReader::new(s))),
+                .map(|s| super::shard::ShardReader::new(s).map(Arc::new))
+                .transpose()?,
             fill_text,
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.

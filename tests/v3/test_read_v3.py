@@ -20,10 +20,7 @@ from conftest import dump
 
 # What our readers do not do yet, by (format, feature, variable); "*" is
 # every variable of the feature's store.
-KNOWN = {
-    (3, "sharding", "/nested"): "issue 12: shards inside shards not read yet",
-    (3, "sharding", "/transposed"): "issue 12: a transpose over whole shards (before sharding_indexed) not read yet",
-}
+KNOWN = {}
 
 
 def only_known(fmt, feature, problems, got):

@@ -5,7 +5,9 @@ and our own reopen must give the same netCDF dataset as the v2 round trip.
 The writers are the interop suite's (tests/interop/write_*.c: every type,
 groups, unlimited growth, strings, filters, fill and NOFILL, scalars,
 big-endian) plus edit_v3.c (a second session: appending, rewriting
-variable-length strings, renames, a new variable)."""
+variable-length strings, renames, a new variable), and put_values.c
+writing into arrays zarr-python made (shards inside shards, a transpose
+before shards)."""
 
 import copy
 import json
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 import xarray as xr
 import zarr
+import zarr.codecs as zc
 
 import expected
 from conftest import HERE, ROOT, dump, missing
@@ -32,6 +35,7 @@ def tools(tmp_path_factory, dumper):
     out = {name: build(ROOT / "tests" / "interop" / f"{name}.c", d / name) for name in WRITERS}
     out["describe"] = build(ROOT / "tests" / "interop" / "describe.c", d / "describe")
     out["edit_v3"] = build(HERE / "edit_v3.c", d / "edit_v3")
+    out["put_values"] = build(HERE / "put_values.c", d / "put_values")
     out["dump"] = dumper
     return out
 
@@ -246,3 +250,46 @@ def test_v3_in_a_zip_archive(tools, tmp_path):
     run(tools["write_data"], url(directory, "nczarr,v3"))
     run(tools["write_data"], url(archive, "nczarr,zip,v3"))
     assert run(tools["describe"], url(archive, "nczarr,zip")) == run(tools["describe"], url(directory, "nczarr"))
+
+
+def zarr_array(path, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(zarr.open_array(path / name, mode="r")[...])
+
+
+def test_writes_into_zarr_python_shards(tools, tmp_path):
+    """Shards inside shards and a transpose before shards, as zarr-python
+    writes them: we write into them (a block across inner shards and
+    shards, part of one inner chunk), and zarr-python reads everything,
+    what we wrote and what it wrote before."""
+    path = tmp_path / "s.zarr"
+    nested_data = np.arange(48, dtype="<i2").reshape(6, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        root = zarr.open_group(path, mode="w")
+        n = root.create_array("nested", shape=(6, 8), chunks=(4, 4), dtype="<i2", fill_value=-1, compressors=None,
+                              serializer=zc.ShardingCodec(chunk_shape=(2, 4), index_location="start", codecs=[
+                                  zc.ShardingCodec(chunk_shape=(1, 2), codecs=[zc.BytesCodec(), zc.GzipCodec()])]),
+                              dimension_names=["y", "x"])
+        n[:3, :] = nested_data[:3]
+        t = root.create_array("transposed", shape=(5, 6), chunks=(4, 6), dtype="<i4", fill_value=7,
+                              filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
+                              serializer=zc.ShardingCodec(chunk_shape=(2, 1), codecs=[zc.BytesCodec()]),
+                              dimension_names=["r", "c"])
+        t[1:, :] = np.arange(24, dtype="<i4").reshape(4, 6) * 10
+    target = url(path, "zarr")
+    block = [100 + k for k in range(12)]
+    assert run(tools["put_values"], target, "/nested", "2,3", "3,4", "int", *map(str, block)).strip() == "0"
+    assert run(tools["put_values"], target, "/transposed", "3,1", "2,4", "int", *map(str, block[:8])).strip() == "0"
+    want_nested = np.full((6, 8), -1, dtype="<i2")
+    want_nested[:3] = nested_data[:3]
+    want_nested[2:5, 3:7] = np.reshape(block, (3, 4))
+    np.testing.assert_array_equal(zarr_array(path, "nested"), want_nested)
+    want_t = np.full((5, 6), 7, dtype="<i4")
+    want_t[1:] = np.arange(24).reshape(4, 6) * 10
+    want_t[3:5, 1:5] = np.reshape(block[:8], (2, 4))
+    np.testing.assert_array_equal(zarr_array(path, "transposed"), want_t)
+    ours = dump(tools["dump"], path)["vars"]
+    assert ours["/nested"]["data"]["values"] == want_nested.reshape(-1).tolist()
+    assert ours["/transposed"]["data"]["values"] == want_t.reshape(-1).tolist()
