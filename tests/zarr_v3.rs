@@ -9,7 +9,7 @@ use netcdf::error::NcError;
 use netcdf::io::{Access, Selection, engine};
 use netcdf::model::Values;
 use netcdf::types::*;
-use netcdf::zmap::MemoryMap;
+use netcdf::zmap::{MemoryMap, Zmap};
 use serde_json::{Value, json};
 
 fn store(objects: &[(&str, Vec<u8>)]) -> MemoryMap {
@@ -455,4 +455,36 @@ fn transposed_shards() {
     let ds = open(&[("zarr.json", root(json!({}))), ("a/zarr.json", doc(a)), ("a/c/0/0", shard)]).unwrap();
     assert_eq!(ds.model.groups[0].vars[0].chunks, [2, 1], "a column, the inner chunk in the array's order");
     assert_eq!(ints(ds, 0).unwrap(), [1, -1, 3, 4, -1, 6]);
+}
+
+/// float16 arrays are written: values rounded to the nearest half, a
+/// value beyond the largest half a range error (written all the same,
+/// as the infinity it rounds to), then read back as stored.
+#[test]
+fn half_floats_written() {
+    let h = array(
+        &[4],
+        &[4],
+        "float16",
+        json!(0.0),
+        json!({"codecs": [{"name": "bytes", "configuration": {"endian": "big"}}]}),
+    );
+    let map = store(&[("zarr.json", root(json!({}))), ("h/zarr.json", doc(h))]);
+    let mut ds = Dataset::open_store("mem.zarr#mode=zarr", Box::new(map.clone()), netcdf::dataset::NC_WRITE).unwrap();
+    let dims = [netcdf::io::selection::Extent { len: 4, unlimited: false }];
+    let sel = Selection::check(&dims, Some(&[0]), Some(&[4]), None, None, Access::Write).unwrap();
+    let values = [0.1f64, 70000.0, -2049.0, f64::NAN];
+    // SAFETY: `values` holds the selection as doubles.
+    let range_error = unsafe { engine::write(&mut ds, 0, 0, &sel, NC_DOUBLE, values.as_ptr() as *const u8) }.unwrap();
+    assert!(range_error, "70000 is beyond the largest half");
+    ds.close().unwrap();
+    // 0.1 -> 0x2e66, 70000 -> inf, -2049 -> -2048 (tie to even), NaN.
+    assert_eq!(map.get("h/c/0").unwrap().unwrap(), [0x2e, 0x66, 0x7c, 0x00, 0xe8, 0x00, 0x7e, 0x00]);
+    let again = std::sync::Mutex::new(Dataset::open_store("mem.zarr#mode=zarr", Box::new(map), 0).unwrap());
+    let mut out = [0f32; 4];
+    let select = |_: &Dataset| Ok(sel.clone());
+    // SAFETY: `out` holds the selection as floats.
+    unsafe { engine::read(&again, 0, 0, NC_FLOAT, out.as_mut_ptr() as *mut u8, select) }.unwrap();
+    assert_eq!(out[..3], [0.099975586, f32::INFINITY, -2048.0]);
+    assert!(out[3].is_nan());
 }

@@ -3,6 +3,7 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
+use super::float16;
 use super::layout::{TextEncoding, VLEN_ELEM, VarLayout, transpose};
 use super::shard::{InnerChunk, InnerPath};
 use crate::error::{NcError, NcResult};
@@ -214,7 +215,15 @@ pub fn encode_vlen(table: &[u8], text: &[u8]) -> NcResult<Vec<u8>> {
 
 /// Native-endian half floats as native-endian floats.
 fn widen_halves(data: &[u8]) -> Vec<u8> {
-    data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
+    data.chunks_exact(2).flat_map(|h| float16::widen(u16::from_ne_bytes([h[0], h[1]])).to_ne_bytes()).collect()
+}
+
+/// Native-endian floats, each exactly a half (see `copy_in`), as
+/// native-endian half floats.
+fn narrow_floats(data: &[u8]) -> Vec<u8> {
+    data.chunks_exact(4)
+        .flat_map(|f| float16::narrow_f32(f32::from_ne_bytes([f[0], f[1], f[2], f[3]])).to_ne_bytes())
+        .collect()
 }
 
 /// Write one chunk, encoded (not of a sharded variable: see
@@ -223,19 +232,16 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if layout.shards.is_some() {
         return Err(NcError::EINTERNAL);
     }
-    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && layout.text != TextEncoding::Vlen {
+    let raw = layout.perm.is_none() && !layout.swap && !layout.half && layout.chain.is_empty();
+    if raw && layout.text != TextEncoding::Vlen {
         return store.put(&layout.chunk_key(idx), data);
     }
     store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
 }
 
-/// A chunk as stored: elements permuted and swapped as the variable
-/// stores them, strings serialized, then its filters.
+/// A chunk as stored: elements permuted, narrowed to halves and swapped
+/// as the variable stores them, strings serialized, then its filters.
 pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
-    if layout.half {
-        // Half floats are read only.
-        return Err(NcError::EPERM);
-    }
     if layout.text == TextEncoding::Vlen {
         let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
         let table = match &layout.perm {
@@ -249,8 +255,11 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
         Some(perm) => transpose(data, &layout.chunks, layout.elem_size, perm, false),
         None => data.to_vec(),
     };
+    if layout.half {
+        bytes = narrow_floats(&bytes);
+    }
     if layout.swap {
-        swap_bytes(&mut bytes, layout.elem_size);
+        swap_bytes(&mut bytes, layout.stored_elem_size());
     }
     if !layout.chain.is_empty() {
         bytes = layout.chain.encode(&bytes)?;

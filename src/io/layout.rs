@@ -35,8 +35,9 @@ pub struct VarLayout {
     /// order; v3's `transpose` codec any). In memory chunks are always C
     /// order.
     pub perm: Option<Vec<usize>>,
-    /// Stored elements are IEEE half floats, two bytes each, widened to
-    /// the variable's floats when read (Zarr v3 `float16`).
+    /// Stored elements are IEEE half floats, two bytes each (Zarr v3
+    /// `float16`): chunks in memory hold them as the variable's floats,
+    /// each exactly a half (writes round to halves as they copy in).
     pub half: bool,
     /// Chunks live in shards (Zarr v3 `sharding_indexed`).
     pub shards: Option<Arc<super::shard::ShardReader>>,
