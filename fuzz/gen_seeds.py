@@ -526,6 +526,39 @@ def v3_stores(tmp, seeds):
         if consolidated:
             zarr.consolidate_metadata(path)
         add_store(seeds, name, path)
+    v3_shard_stores(tmp, seeds)
+
+
+def v3_shard_stores(tmp, seeds):
+    """Shards as the reader walks them: shards inside shards (indexes at
+    either end, with and without CRC, gzip inside), a transpose before
+    the shards and inside them, float16 in shards."""
+    import warnings
+
+    import numpy as np
+    import zarr
+    import zarr.codecs as zc
+
+    warnings.simplefilter("ignore")
+    path = tmp / "zarr3-shards"
+    g = zarr.open_group(path, mode="w")
+    n = g.create_array("nested", shape=(6, 8), chunks=(4, 4), dtype="int16", fill_value=-1, compressors=None,
+                       serializer=zc.ShardingCodec(chunk_shape=(2, 4), index_location="start", codecs=[
+                           zc.ShardingCodec(chunk_shape=(1, 2), index_codecs=[zc.BytesCodec()],
+                                            codecs=[zc.BytesCodec(), zc.GzipCodec(level=1)])]),
+                       dimension_names=["y", "x"])
+    n[:5, 1:] = np.arange(35).reshape(5, 7)
+    t = g.create_array("transposed", shape=(5, 6), chunks=(4, 6), dtype="int32", fill_value=7,
+                       filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
+                       serializer=zc.ShardingCodec(chunk_shape=(2, 1), codecs=[
+                           zc.TransposeCodec(order=(1, 0)), zc.BytesCodec()]),
+                       dimension_names=["r", "c"])
+    t[1:, :] = np.arange(24).reshape(4, 6)
+    h = g.create_array("half", shape=(7,), chunks=(2,), shards=(4,), dtype="float16", fill_value="NaN",
+                       dimension_names=["k"])
+    h[:5] = [0.1, -65504, np.inf, 2**-24, 3]
+    zarr.consolidate_metadata(path)
+    add_store(seeds, "zarr3-shards", path)
 
 
 def zip_seeds(tmp, seeds):

@@ -9,7 +9,7 @@ use netcdf::error::NcError;
 use netcdf::io::{Access, Selection, engine};
 use netcdf::model::Values;
 use netcdf::types::*;
-use netcdf::zmap::MemoryMap;
+use netcdf::zmap::{MemoryMap, Zmap};
 use serde_json::{Value, json};
 
 fn store(objects: &[(&str, Vec<u8>)]) -> MemoryMap {
@@ -342,4 +342,164 @@ fn ncproperties_names_the_nczarr_format_version_written() {
         assert!(props.contains(version), "{mode}: {props}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A shard laid out as zarr-python lays one out: the inner chunks in
+/// order, the index (with its CRC-32C, if `crc`) after them or before.
+fn pack(chunks: &[Option<Vec<u8>>], at_end: bool, crc: bool) -> Vec<u8> {
+    let size = chunks.len() * 16 + if crc { 4 } else { 0 };
+    let (mut data, mut index) = (Vec::new(), Vec::new());
+    for chunk in chunks {
+        let (offset, len) = match chunk {
+            Some(c) => ((data.len() + if at_end { 0 } else { size }) as u64, c.len() as u64),
+            None => (u64::MAX, u64::MAX),
+        };
+        index.extend(offset.to_le_bytes().into_iter().chain(len.to_le_bytes()));
+        data.extend_from_slice(chunk.as_deref().unwrap_or_default());
+    }
+    if crc {
+        index.extend(crc32c(&index).to_le_bytes());
+    }
+    if at_end { [data, index].concat() } else { [index, data].concat() }
+}
+
+fn sharding(chunk_shape: Value, codecs: Value, at_end: bool, crc: bool) -> Value {
+    let mut index_codecs = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+    if crc {
+        index_codecs.push(json!({"name": "crc32c"}));
+    }
+    json!({"name": "sharding_indexed", "configuration": {"chunk_shape": chunk_shape, "codecs": codecs,
+        "index_codecs": index_codecs, "index_location": if at_end { "end" } else { "start" }}})
+}
+
+fn le_bytes() -> Value {
+    json!([{"name": "bytes", "configuration": {"endian": "little"}}])
+}
+
+/// Shards of shards: a 2x4 shard of two 1x4 inner shards (index at
+/// their start, no CRC) of 1x2 chunks. Each level's offsets count from
+/// its own first byte; a chunk placed outside its inner shard is an
+/// error, never the bytes found there.
+#[test]
+fn shards_inside_shards() {
+    let inner = sharding(json!([1, 2]), le_bytes(), false, false);
+    let a = array(
+        &[2, 4],
+        &[2, 4],
+        "int32",
+        json!(-1),
+        json!({"codecs": [sharding(json!([1, 4]), json!([inner]), true, true)]}),
+    );
+    let row0 = pack(&[Some(le_i32(&[0, 1])), Some(le_i32(&[2, 3]))], false, false);
+    let row1 = pack(&[None, Some(le_i32(&[6, 7]))], false, false);
+    let objects =
+        |shard: Vec<u8>| vec![("zarr.json", root(json!({}))), ("a/zarr.json", doc(a.clone())), ("a/c/0/0", shard)];
+    let shard = pack(&[Some(row0.clone()), Some(row1.clone())], true, true);
+    assert_eq!(ints(open(&objects(shard)).unwrap(), 0).unwrap(), [0, 1, 2, 3, -1, -1, 6, 7]);
+    // An empty inner shard reads as fill.
+    let shard = pack(&[Some(row0.clone()), None], true, true);
+    assert_eq!(ints(open(&objects(shard)).unwrap(), 0).unwrap(), [0, 1, 2, 3, -1, -1, -1, -1]);
+    // Row 0's second chunk said to run 8 bytes past its inner shard,
+    // into row 1's: an error.
+    let mut long = row0.clone();
+    long[24..32].copy_from_slice(&16u64.to_le_bytes());
+    let shard = pack(&[Some(long), Some(row1.clone())], true, true);
+    assert_eq!(ints(open(&objects(shard)).unwrap(), 0), Err(NcError::ENCZARR));
+    // An inner shard shorter than its index.
+    let shard = pack(&[Some(vec![0; 20]), Some(row1)], true, true);
+    assert_eq!(ints(open(&objects(shard)).unwrap(), 0), Err(NcError::ENCZARR));
+}
+
+/// Shards nested past what is read (8 levels): the array is listed, its
+/// data NC_ENOFILTER; 8 levels read. Nested past what the JSON parser
+/// takes (its depth limit), the document is NC_ENCZARR, as any
+/// unreadable document is: never a stack overflow.
+#[test]
+fn absurdly_nested_shards() {
+    let nest = |levels: usize| {
+        let mut codecs = le_bytes();
+        let mut shard = le_i32(&[5]);
+        for _ in 0..levels {
+            codecs = json!([sharding(json!([1]), codecs, true, true)]);
+            shard = pack(&[Some(shard)], true, true);
+        }
+        let a = array(&[1], &[1], "int32", json!(-1), json!({"codecs": codecs}));
+        open(&[("zarr.json", root(json!({}))), ("a/zarr.json", doc(a)), ("a/c/0", shard)])
+    };
+    assert_eq!(ints(nest(8).unwrap(), 0).unwrap(), [5]);
+    assert_eq!(ints(nest(9).unwrap(), 0), Err(NcError::ENOFILTER));
+    assert_eq!(ints(nest(25).unwrap(), 0), Err(NcError::ENOFILTER));
+    assert_eq!(nest(100).err(), Some(NcError::ENCZARR));
+    // Far deeper, as text (a `Value` that deep would overflow this test's
+    // own stack when serialized).
+    let level = r#"{"name": "sharding_indexed", "configuration": {"chunk_shape": [1], "index_codecs": [], "codecs": ["#;
+    let codecs = format!("[{}{{\"name\": \"bytes\"}}{}]", level.repeat(5000), "]}}".repeat(5000));
+    let a = array(&[1], &[1], "int32", json!(-1), json!({}));
+    let text = doc(a).to_vec();
+    let text =
+        String::from_utf8(text).unwrap().replace(r#"[{"name":"bytes","configuration":{"endian":"little"}}]"#, &codecs);
+    assert!(text.len() > 400_000);
+    let deep = open(&[("zarr.json", root(json!({}))), ("a/zarr.json", text.into_bytes())]);
+    assert_eq!(deep.err(), Some(NcError::ENCZARR));
+}
+
+/// A transpose before the shards: the shard the codec sees is
+/// transposed, so its chunk shape and its index are in that order. Here
+/// the 2x3 array's shard is seen as 3x2, in 1x2 chunks: each a column of
+/// the array, listed by column.
+#[test]
+fn transposed_shards() {
+    let a = array(
+        &[2, 3],
+        &[2, 3],
+        "int32",
+        json!(-1),
+        json!({"codecs": [{"name": "transpose", "configuration": {"order": [1, 0]}},
+                          sharding(json!([1, 2]), le_bytes(), true, true)]}),
+    );
+    // [[1, 2, 3], [4, 5, 6]]: columns (1, 4), (2, 5), (3, 6); the last
+    // stored first, the middle one empty.
+    let shard = {
+        let mut data = le_i32(&[3, 6]);
+        data.extend(le_i32(&[1, 4]));
+        let index: Vec<u8> = [8u64, 8, u64::MAX, u64::MAX, 0, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+        data.extend(&index);
+        data.extend(crc32c(&index).to_le_bytes());
+        data
+    };
+    let ds = open(&[("zarr.json", root(json!({}))), ("a/zarr.json", doc(a)), ("a/c/0/0", shard)]).unwrap();
+    assert_eq!(ds.model.groups[0].vars[0].chunks, [2, 1], "a column, the inner chunk in the array's order");
+    assert_eq!(ints(ds, 0).unwrap(), [1, -1, 3, 4, -1, 6]);
+}
+
+/// float16 arrays are written: values rounded to the nearest half, a
+/// value beyond the largest half a range error (written all the same,
+/// as the infinity it rounds to), then read back as stored.
+#[test]
+fn half_floats_written() {
+    let h = array(
+        &[4],
+        &[4],
+        "float16",
+        json!(0.0),
+        json!({"codecs": [{"name": "bytes", "configuration": {"endian": "big"}}]}),
+    );
+    let map = store(&[("zarr.json", root(json!({}))), ("h/zarr.json", doc(h))]);
+    let mut ds = Dataset::open_store("mem.zarr#mode=zarr", Box::new(map.clone()), netcdf::dataset::NC_WRITE).unwrap();
+    let dims = [netcdf::io::selection::Extent { len: 4, unlimited: false }];
+    let sel = Selection::check(&dims, Some(&[0]), Some(&[4]), None, None, Access::Write).unwrap();
+    let values = [0.1f64, 70000.0, -2049.0, f64::NAN];
+    // SAFETY: `values` holds the selection as doubles.
+    let range_error = unsafe { engine::write(&mut ds, 0, 0, &sel, NC_DOUBLE, values.as_ptr() as *const u8) }.unwrap();
+    assert!(range_error, "70000 is beyond the largest half");
+    ds.close().unwrap();
+    // 0.1 -> 0x2e66, 70000 -> inf, -2049 -> -2048 (tie to even), NaN.
+    assert_eq!(map.get("h/c/0").unwrap().unwrap(), [0x2e, 0x66, 0x7c, 0x00, 0xe8, 0x00, 0x7e, 0x00]);
+    let again = std::sync::Mutex::new(Dataset::open_store("mem.zarr#mode=zarr", Box::new(map), 0).unwrap());
+    let mut out = [0f32; 4];
+    let select = |_: &Dataset| Ok(sel.clone());
+    // SAFETY: `out` holds the selection as floats.
+    unsafe { engine::read(&again, 0, 0, NC_FLOAT, out.as_mut_ptr() as *mut u8, select) }.unwrap();
+    assert_eq!(out[..3], [0.099975586, f32::INFINITY, -2048.0]);
+    assert!(out[3].is_nan());
 }

@@ -3,8 +3,9 @@
 
 use super::cache::DirtyChunk;
 use super::element::swap_bytes;
+use super::float16;
 use super::layout::{VLEN_ELEM, VarLayout, transpose};
-use super::shard::InnerChunk;
+use super::shard::{InnerChunk, InnerPath};
 use crate::error::{NcError, NcResult};
 use crate::zmap::Zmap;
 
@@ -16,9 +17,9 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
     let stored_bytes = layout.stored_chunk_bytes();
     let stored = if let Some(shards) = &layout.shards {
         // An inner chunk: its shard's index says where, then one range.
-        let (shard, inner) = shards.locate(idx);
+        let (shard, path) = shards.locate(idx);
         let key = layout.chunk_key(&shard);
-        match shards.find(store, &key, inner)? {
+        match shards.find(store, &key, &path)? {
             InnerChunk::Missing => None,
             // The shard went away under us: it held this chunk.
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
@@ -40,10 +41,11 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
 /// returned, in the items' order.
 ///
 /// Chunks of a sharded variable are fetched shard by shard: the shard's
-/// index once, then every inner chunk wanted in one
-/// [`Zmap::get_ranges`], which a remote store merges into as few
-/// requests as pay; the inner chunks are then decoded on the threads the
-/// call has left.
+/// index once (with shards inside shards, then the indexes of the inner
+/// shards wanted, one [`Zmap::get_ranges`] per level), then every inner
+/// chunk wanted in one [`Zmap::get_ranges`], which a remote store merges
+/// into as few requests as pay; the inner chunks are then decoded on the
+/// threads the call has left.
 pub fn load_each<T: Sync, R: Send>(
     store: &dyn Zmap,
     layout: &VarLayout,
@@ -57,16 +59,17 @@ pub fn load_each<T: Sync, R: Send>(
         // in its buffer needs the last one to land last).
         return crate::workers::map(items, threads, |item| consume(item, load_chunk(store, layout, idx(item))?));
     };
-    // Shard → (item, inner chunk number) of each item in it.
-    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, usize)>> = Default::default();
+    // Shard → (item, inner chunk path) of each item in it.
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, InnerPath)>> = Default::default();
     for (k, item) in items.iter().enumerate() {
-        let (shard, inner) = shards.locate(idx(item));
-        by_shard.entry(shard).or_default().push((k, inner));
+        let (shard, path) = shards.locate(idx(item));
+        by_shard.entry(shard).or_default().push((k, path));
     }
     let groups: Vec<_> = by_shard.into_iter().collect();
     let done = crate::workers::map(&groups, threads, |(shard, members)| {
         let key = layout.chunk_key(shard);
-        let places = members.iter().map(|&(_, inner)| shards.find(store, &key, inner)).collect::<NcResult<Vec<_>>>()?;
+        let paths: Vec<InnerPath> = members.iter().map(|(_, path)| path.clone()).collect();
+        let places = shards.find_all(store, &key, &paths)?;
         let wanted: Vec<(u64, usize)> = places
             .iter()
             .filter_map(|place| match *place {
@@ -216,7 +219,15 @@ pub fn encode_vlen(table: &[u8], text: &[u8]) -> NcResult<Vec<u8>> {
 
 /// Native-endian half floats as native-endian floats.
 fn widen_halves(data: &[u8]) -> Vec<u8> {
-    data.chunks_exact(2).flat_map(|h| half::f16::from_ne_bytes([h[0], h[1]]).to_f32().to_ne_bytes()).collect()
+    data.chunks_exact(2).flat_map(|h| float16::widen(u16::from_ne_bytes([h[0], h[1]])).to_ne_bytes()).collect()
+}
+
+/// Native-endian floats, each exactly a half (see `copy_in`), as
+/// native-endian half floats.
+fn narrow_floats(data: &[u8]) -> Vec<u8> {
+    data.chunks_exact(4)
+        .flat_map(|f| float16::narrow_f32(f32::from_ne_bytes([f[0], f[1], f[2], f[3]])).to_ne_bytes())
+        .collect()
 }
 
 /// Write one chunk, encoded (not of a sharded variable: see
@@ -225,19 +236,16 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if layout.shards.is_some() {
         return Err(NcError::EINTERNAL);
     }
-    if layout.perm.is_none() && !layout.swap && layout.chain.is_empty() && !layout.text.is_vlen() {
+    let raw = layout.perm.is_none() && !layout.swap && !layout.half && layout.chain.is_empty();
+    if raw && !layout.text.is_vlen() {
         return store.put(&layout.chunk_key(idx), data);
     }
     store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
 }
 
-/// A chunk as stored: elements permuted and swapped as the variable
-/// stores them, strings serialized, then its filters.
+/// A chunk as stored: elements permuted, narrowed to halves and swapped
+/// as the variable stores them, strings serialized, then its filters.
 pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
-    if layout.half {
-        // Half floats are read only.
-        return Err(NcError::EPERM);
-    }
     if layout.text.is_vlen() {
         let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
         let table = match &layout.perm {
@@ -251,8 +259,11 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
         Some(perm) => transpose(data, &layout.chunks, layout.elem_size, perm, false),
         None => data.to_vec(),
     };
+    if layout.half {
+        bytes = narrow_floats(&bytes);
+    }
     if layout.swap {
-        swap_bytes(&mut bytes, layout.elem_size);
+        swap_bytes(&mut bytes, layout.stored_elem_size());
     }
     if !layout.chain.is_empty() {
         bytes = layout.chain.encode(&bytes)?;
@@ -275,14 +286,17 @@ pub fn store_chunks(store: &dyn Zmap, layout: &VarLayout, chunks: &[(&[usize], &
         crate::workers::map(chunks, store.concurrency(), |(idx, data)| store_chunk(store, layout, idx, data))?;
         return Ok(());
     };
-    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(usize, &[u8])>> = Default::default();
+    let mut by_shard: std::collections::BTreeMap<Vec<usize>, Vec<(InnerPath, &[u8])>> = Default::default();
     for &(idx, data) in chunks {
-        let (shard, inner) = shards.locate(idx);
-        by_shard.entry(shard).or_default().push((inner, data));
+        let (shard, path) = shards.locate(idx);
+        by_shard.entry(shard).or_default().push((path, data));
     }
     let groups: Vec<_> = by_shard.into_iter().collect();
     crate::workers::map(&groups, store.concurrency(), |(shard, items)| {
-        let encoded = items.iter().map(|&(k, data)| Ok((k, encode_chunk(layout, data)?))).collect::<NcResult<_>>()?;
+        let encoded = items
+            .iter()
+            .map(|(path, data)| Ok((path.clone(), encode_chunk(layout, data)?)))
+            .collect::<NcResult<_>>()?;
         shards.rewrite(store, &layout.chunk_key(shard), encoded)
     })?;
     Ok(())

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use super::element::{convert_run, get_strings, put_strings, strings_fit};
+use super::element::{convert_run, convert_run_to_half, get_strings, put_strings, strings_fit};
 use super::grid::{ChunkPart, Run, for_each_run};
 use super::layout::{TextEncoding, VLEN_ELEM, VarLayout};
 use super::selection::Selection;
@@ -115,10 +115,18 @@ pub unsafe fn copy_in(
             // step; `dst` has room for the run (checked above).
             unsafe { put_strings(src as *const *const c_char, run.mem_step, dst, dst_step, es, layout.text, run.n) }
         } else {
+            let (src_step, dst_step) = (run.mem_step * ms, dst_step as isize);
             // SAFETY: as for strings, with values of `mem_type`; the types
             // passed `check_types` in `prepare`.
-            let bad =
-                unsafe { convert_run(mem_type, src, run.mem_step * ms, layout.xtype, dst, dst_step as isize, run.n) }?;
+            let bad = unsafe {
+                if layout.half {
+                    // Rounded to halves here, so the chunk holds what is
+                    // stored, whether it is read back cached or not.
+                    convert_run_to_half(mem_type, src, src_step, dst, dst_step, run.n)
+                } else {
+                    convert_run(mem_type, src, src_step, layout.xtype, dst, dst_step, run.n)
+                }
+            }?;
             range_error |= bad;
             Ok(())
         }

@@ -4,6 +4,7 @@
 
 use std::ffi::c_char;
 
+use super::float16;
 use super::layout::TextEncoding;
 use crate::capi::cmem::malloc_cstring;
 use crate::convert::{Element, convert_one};
@@ -159,6 +160,50 @@ pub unsafe fn convert_run(
     Ok(with_numeric_type!(from, S => with_numeric_type!(to, D => unsafe {
         convert_strided::<S, D>(src, src_step, dst, dst_step, n)
     })))
+}
+
+/// Convert `n` numeric elements of type `from` into a chunk of half
+/// floats, which the engine holds as floats (Zarr v3 `float16`, see
+/// `float16`): each value becomes the half nearest it, NaNs and
+/// infinities kept. A value beyond the largest half is a range error, as
+/// netcdf-c's double to float is for values beyond a float's (infinities
+/// included), and, as there, is still written: as the half it rounds to
+/// (an infinity, or the largest half itself for values just above it).
+///
+/// # Safety
+/// As [`convert_run`], with `dst` holding floats; `from` must be numeric.
+pub unsafe fn convert_run_to_half(
+    from: NcType,
+    src: *const u8,
+    src_step: isize,
+    dst: *mut u8,
+    dst_step: isize,
+    n: usize,
+) -> NcResult<bool> {
+    let put = |k: isize, h: u16| {
+        // SAFETY: float k < n of `dst` (our contract), unaligned.
+        unsafe { (dst.offset(k * dst_step) as *mut f32).write_unaligned(float16::widen(h)) }
+    };
+    let mut range_error = false;
+    if from == NC_FLOAT {
+        // Narrowed from the float's bits, so a NaN keeps all of its own.
+        for k in 0..n as isize {
+            // SAFETY: element k < n of `src` (our contract), unaligned.
+            let x = unsafe { (src.offset(k * src_step) as *const f32).read_unaligned() };
+            range_error |= float16::out_of_range(f64::from(x));
+            put(k, float16::narrow_f32(x));
+        }
+        return Ok(range_error);
+    }
+    with_numeric_type!(from, S => {
+        for k in 0..n as isize {
+            // SAFETY: element k < n of `src` (our contract), unaligned.
+            let x = unsafe { (src.offset(k * src_step) as *const S).read_unaligned() }.to_f64();
+            range_error |= float16::out_of_range(x);
+            put(k, float16::narrow(x));
+        }
+    });
+    Ok(range_error)
 }
 
 /// Store `n` C strings (memory step in pointers) as fixed-width chunk

@@ -148,11 +148,6 @@ unsafe fn write_checked(
     }
     grow_unlimited(ds, grp, varid, sel)?;
     let layout = VarLayout::of(&ds.model, grp, varid)?;
-    if layout.half {
-        // Stored as we cannot write (half floats): refused before
-        // anything changes.
-        return Err(NcError::EPERM);
-    }
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let cacheable = cache_for(ds, grp, varid).can_hold(layout.chunk_bytes());
     let mut range_error = false;

@@ -35,8 +35,9 @@ pub struct VarLayout {
     /// order; v3's `transpose` codec any). In memory chunks are always C
     /// order.
     pub perm: Option<Vec<usize>>,
-    /// Stored elements are IEEE half floats, two bytes each, widened to
-    /// the variable's floats when read (Zarr v3 `float16`).
+    /// Stored elements are IEEE half floats, two bytes each (Zarr v3
+    /// `float16`): chunks in memory hold them as the variable's floats,
+    /// each exactly a half (writes round to halves as they copy in).
     pub half: bool,
     /// Chunks live in shards (Zarr v3 `sharding_indexed`).
     pub shards: Option<Arc<super::shard::ShardReader>>,
@@ -136,7 +137,8 @@ impl VarLayout {
                 .v3
                 .as_ref()
                 .and_then(|v3| v3.shard.clone())
-                .map(|s| Arc::new(super::shard::ShardReader::new(s))),
+                .map(|s| super::shard::ShardReader::new(s).map(Arc::new))
+                .transpose()?,
             fill_text,
             text,
             // A codec this build lacks makes data access NC_ENOFILTER.

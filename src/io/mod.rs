@@ -7,6 +7,7 @@ pub mod chunk_io;
 pub mod copy;
 pub mod element;
 pub mod engine;
+mod float16;
 pub mod grid;
 mod hugepages;
 pub mod layout;

@@ -142,13 +142,41 @@ impl V3Chunks {
     }
 }
 
-/// A sharded v3 array's shards (`sharding_indexed`).
+/// A sharded v3 array's shards (`sharding_indexed`): one level, or
+/// shards whose inner chunks are shards themselves (a `sharding_indexed`
+/// among the inner codecs), outermost first. The last level's inner
+/// chunks are the variable's chunks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shards {
-    /// Inner chunks per shard, per dimension.
+    pub levels: Vec<ShardLevel>,
+}
+
+/// One level of shards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardLevel {
+    /// Inner chunks per shard of this level, per dimension of the array.
     pub per_shard: Vec<usize>,
+    /// The index lists the inner chunks in C order over the dimensions
+    /// `order[0], order[1], ...` of the array (a `transpose` before the
+    /// codec makes its shards transposed); `None`: the array's order.
+    pub order: Option<Vec<usize>>,
     /// The index is at the end of the shard (else at its start).
     pub index_at_end: bool,
     /// The index is followed by its CRC-32C.
     pub index_crc: bool,
+}
+
+impl Shards {
+    /// Shards of `per_shard` chunks as this library writes them
+    /// (zarr-python's layout: index at the end with its CRC-32C).
+    pub fn new_array(per_shard: Vec<usize>) -> Shards {
+        Shards { levels: vec![ShardLevel { per_shard, order: None, index_at_end: true, index_crc: true }] }
+    }
+
+    /// The variable's chunks per outermost shard, per dimension (every
+    /// level's counts multiplied; `None` if that overflows).
+    pub fn chunks_per_shard(&self) -> Option<Vec<usize>> {
+        let rank = self.levels.first().map_or(0, |l| l.per_shard.len());
+        (0..rank).map(|d| self.levels.iter().try_fold(1usize, |p, l| p.checked_mul(*l.per_shard.get(d)?))).collect()
+    }
 }

@@ -475,7 +475,7 @@ impl Model {
             per_shard.iter().map(|&n| usize::try_from(n)).collect::<Result<_, _>>().map_err(|_| NcError::EINVAL)?;
         let var = self.var_for_definition(grp, varid)?;
         let v3 = var.v3.as_mut().ok_or(NcError::EINVAL)?;
-        v3.shard = Some(chunking::Shards { per_shard, index_at_end: true, index_crc: true });
+        v3.shard = Some(chunking::Shards::new_array(per_shard));
         self.dirty = true;
         Ok(())
     }
@@ -657,7 +657,7 @@ mod tests {
         assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![1 << 21])), Err(NcError::EINVAL), "index");
         put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![4])).unwrap();
         let var = m.var(0, v).unwrap();
-        assert_eq!(var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).map(|s| s.per_shard.clone()), Some(vec![4]));
+        assert_eq!(var.v3.as_ref().and_then(|v3| v3.shard.as_ref()).and_then(|s| s.chunks_per_shard()), Some(vec![4]));
         assert!(var.atts.is_empty(), "not an attribute");
         m.var_mut(0, v).unwrap().created = true;
         assert_eq!(put_att(&mut m, 0, v, b"_Shards", Values::Int(vec![2])), Err(NcError::ELATEDEF));

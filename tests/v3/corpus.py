@@ -408,6 +408,29 @@ def sharding(path, zarr_format=3):
                filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
                serializer=zc.ShardingCodec(chunk_shape=(2, 2), codecs=[zc.BytesCodec()]))
         wrote.append("/transposed: transpose before sharding")
+        r = _array(root, "transposed_rect", None, shape=(5, 6), dtype="<i4", dims=("r5", "c6"), fmt=3, chunks=(4, 6),
+                   fill_value=-7, filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
+                   serializer=zc.ShardingCodec(chunk_shape=(2, 1), codecs=[zc.TransposeCodec(order=(1, 0)),
+                                                                           zc.BytesCodec()]))
+        r[1:, 1:] = np.arange(20, dtype="<i4").reshape(4, 5)
+        wrote.append("/transposed_rect: transposed (6, 4) shards of (2, 1) chunks, transposed back inside, "
+                     "partly written")
+        w = _array(root, "transposed_levels", None, shape=(8, 8), dtype="<i2", dims=("r8", "c8"), fmt=3,
+                   chunks=(8, 8), fill_value=-3, filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
+                   serializer=zc.ShardingCodec(chunk_shape=(4, 2), codecs=[
+                       zc.TransposeCodec(order=(1, 0)),
+                       zc.ShardingCodec(chunk_shape=(1, 4), codecs=[zc.TransposeCodec(order=(1, 0)), zc.BytesCodec()])]))
+        w[1:7, 2:] = np.arange(36, dtype="<i2").reshape(6, 6)
+        wrote.append("/transposed_levels: a transpose before the shards, between their levels and inside, "
+                     "partly written")
+        m = _array(root, "nested_start", None, shape=(6, 8), dtype="<i2", dims=("r6", "c8"), fmt=3, chunks=(4, 4),
+                   fill_value=-1, compressors=None,
+                   serializer=zc.ShardingCodec(chunk_shape=(2, 4), index_location="start", codecs=[
+                       zc.ShardingCodec(chunk_shape=(1, 2), index_codecs=[zc.BytesCodec()],
+                                        codecs=[zc.BytesCodec(), zc.ZstdCodec()])]))
+        m[:5, 1:] = np.arange(35, dtype="<i2").reshape(5, 7)
+        wrote.append("/nested_start: shards of shards, outer index at the start, inner ones without CRC, "
+                     "edge shards, partly written")
         s = _array(root, "strings", None, shape=(5,), dtype=str, chunks=(2,), shards=(4,), dims=("n5",), fmt=3)
         s[:3] = ["a", "", "\u00e7a"]
         wrote.append("/strings: vlen-utf8 inside shards, partly written")

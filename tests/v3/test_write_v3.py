@@ -5,7 +5,9 @@ and our own reopen must give the same netCDF dataset as the v2 round trip.
 The writers are the interop suite's (tests/interop/write_*.c: every type,
 groups, unlimited growth, strings, filters, fill and NOFILL, scalars,
 big-endian) plus edit_v3.c (a second session: appending, rewriting
-variable-length strings, renames, a new variable)."""
+variable-length strings, renames, a new variable), and put_values.c
+writing into arrays zarr-python made (float16, shards inside shards, a
+transpose before shards)."""
 
 import copy
 import json
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 import xarray as xr
 import zarr
+import zarr.codecs as zc
 
 import expected
 from conftest import HERE, ROOT, dump, missing
@@ -33,6 +36,7 @@ def tools(tmp_path_factory, dumper):
     out = {name: build(ROOT / "tests" / "interop" / f"{name}.c", d / name) for name in WRITERS}
     out["describe"] = build(ROOT / "tests" / "interop" / "describe.c", d / "describe")
     out["edit_v3"] = build(HERE / "edit_v3.c", d / "edit_v3")
+    out["put_values"] = build(HERE / "put_values.c", d / "put_values")
     out["dump"] = dumper
     return out
 
@@ -265,3 +269,120 @@ def test_v3_in_a_zip_archive(tools, tmp_path):
     assert set(got) == set(want)
     for name, values in want.items():
         np.testing.assert_array_equal(got[name], values, err_msg=name)
+
+
+NC_ERANGE = -60
+
+
+def halves(values, via=np.float64):
+    """numpy's half nearest each value (given as `via`), as bits."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # overflow to inf is expected
+        return np.asarray(values, dtype=via).astype(np.float16).view(np.uint16)
+
+
+def zarr_array(path, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(zarr.open_array(path / name, mode="r")[...])
+
+
+# Doubles whose half is easy to get wrong: ties (to even), a value just
+# past a tie by less than the top 32 bits show, subnormals and their
+# ties, the largest half (either sign), NaN, negative zero, underflow to
+# zero. (Infinities are range errors: test_float16_range_errors.)
+TRICKY = [0.1, 1 / 3, 1 + 2**-11, 1 + 2**-11 + 2**-40, 1 + 3 * 2**-11, 2**-24, 2**-25, 2**-25 * (1 + 2**-30),
+          1.5 * 2**-24, -(2**-14 - 2**-25), 65504.0, 2049.0, float("nan"), -65504.0, -0.0, 1e-9]
+
+
+@pytest.mark.parametrize("endian", ["little", "big"])
+def test_float16_writes_read_as_numpy_rounds(tools, tmp_path, endian):
+    """A float16 array zarr-python made, written through our C API from
+    doubles, floats and ints: zarr-python reads, bit for bit, numpy's
+    rounding of each value; ours reads the same values back; what was
+    not written keeps zarr-python's values and fill."""
+    path = tmp_path / "h.zarr"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        root = zarr.open_group(path, mode="w")
+        a = root.create_array("h", shape=(5, 8), chunks=(2, 4), dtype="float16", fill_value=-1.5,
+                              serializer=zc.BytesCodec(endian=endian), dimension_names=["y", "x"])
+        a[0, :] = np.arange(8) / 8
+    target = url(path, "zarr")
+    assert run(tools["put_values"], target, "/h", "1,0", "2,8", "double", *map(repr, TRICKY)).strip() == "0"
+    floats = [0.1, 3.14159, 2049.0, 1e-6]
+    assert run(tools["put_values"], target, "/h", "3,0", "1,4", "float", *map(repr, floats)).strip() == "0"
+    ints = [2049, 2051, -4097, 65504]
+    assert run(tools["put_values"], target, "/h", "3,4", "1,4", "int", *map(str, ints)).strip() == "0"
+    got = zarr_array(path, "h")
+    assert got.dtype == np.float16
+    bits = got.view(np.uint16)
+    np.testing.assert_array_equal(bits[0], halves(np.arange(8) / 8))
+    np.testing.assert_array_equal(bits[1:3].reshape(-1), halves(TRICKY))
+    np.testing.assert_array_equal(bits[3, :4], halves(np.float32(floats), via=np.float32))
+    np.testing.assert_array_equal(bits[3, 4:], halves(ints))
+    np.testing.assert_array_equal(bits[4], halves([-1.5] * 8), "never written: the fill value")
+    # Our own reading (as NC_FLOAT) gives the same halves, widened.
+    ours = dump(tools["dump"], path)["vars"]["/h"]["data"]["values"]
+    want = got.astype(np.float64).reshape(-1)
+    for k, (mine, theirs) in enumerate(zip(ours, want)):
+        assert mine == theirs or (np.isnan(theirs) and np.isnan(mine)), (k, mine, theirs)
+
+
+def test_float16_range_errors(tools, tmp_path):
+    """Beyond the largest half (65504) a value is NC_ERANGE, as netcdf-c's
+    narrowing conversions are; the call still writes every value, the
+    out-of-range ones as the half they round to (infinity), as netcdf-c
+    writes its out-of-range values."""
+    path = tmp_path / "h.zarr"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        root = zarr.open_group(path, mode="w")
+        root.create_array("h", shape=(6,), chunks=(4,), dtype="float16", fill_value=0, dimension_names=["x"])
+    target = url(path, "zarr")
+    values = ["1.5", "70000.0", "-70000.0", "65519", "inf", "nan"]
+    assert int(run(tools["put_values"], target, "/h", "0", "6", "double", *values)) == NC_ERANGE
+    bits = zarr_array(path, "h").view(np.uint16)
+    np.testing.assert_array_equal(bits, halves([1.5, np.inf, -np.inf, 65504.0, np.inf, np.nan]))
+    # 70000 is ERANGE from every memory type; 65504 is not.
+    assert int(run(tools["put_values"], target, "/h", "0", "1", "int", "70000")) == NC_ERANGE
+    assert int(run(tools["put_values"], target, "/h", "0", "1", "float", "70000.0")) == NC_ERANGE
+    assert int(run(tools["put_values"], target, "/h", "1", "1", "int", "65504")) == 0
+    assert zarr_array(path, "h")[:2].tolist() == [np.inf, 65504.0]
+
+
+def test_writes_into_zarr_python_shards(tools, tmp_path):
+    """Shards inside shards and a transpose before shards, as zarr-python
+    writes them: we write into them (a block across inner shards and
+    shards, part of one inner chunk), and zarr-python reads everything,
+    what we wrote and what it wrote before."""
+    path = tmp_path / "s.zarr"
+    nested_data = np.arange(48, dtype="<i2").reshape(6, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        root = zarr.open_group(path, mode="w")
+        n = root.create_array("nested", shape=(6, 8), chunks=(4, 4), dtype="<i2", fill_value=-1, compressors=None,
+                              serializer=zc.ShardingCodec(chunk_shape=(2, 4), index_location="start", codecs=[
+                                  zc.ShardingCodec(chunk_shape=(1, 2), codecs=[zc.BytesCodec(), zc.GzipCodec()])]),
+                              dimension_names=["y", "x"])
+        n[:3, :] = nested_data[:3]
+        t = root.create_array("transposed", shape=(5, 6), chunks=(4, 6), dtype="<i4", fill_value=7,
+                              filters=[zc.TransposeCodec(order=(1, 0))], compressors=None,
+                              serializer=zc.ShardingCodec(chunk_shape=(2, 1), codecs=[zc.BytesCodec()]),
+                              dimension_names=["r", "c"])
+        t[1:, :] = np.arange(24, dtype="<i4").reshape(4, 6) * 10
+    target = url(path, "zarr")
+    block = [100 + k for k in range(12)]
+    assert run(tools["put_values"], target, "/nested", "2,3", "3,4", "int", *map(str, block)).strip() == "0"
+    assert run(tools["put_values"], target, "/transposed", "3,1", "2,4", "int", *map(str, block[:8])).strip() == "0"
+    want_nested = np.full((6, 8), -1, dtype="<i2")
+    want_nested[:3] = nested_data[:3]
+    want_nested[2:5, 3:7] = np.reshape(block, (3, 4))
+    np.testing.assert_array_equal(zarr_array(path, "nested"), want_nested)
+    want_t = np.full((5, 6), 7, dtype="<i4")
+    want_t[1:] = np.arange(24).reshape(4, 6) * 10
+    want_t[3:5, 1:5] = np.reshape(block[:8], (2, 4))
+    np.testing.assert_array_equal(zarr_array(path, "transposed"), want_t)
+    ours = dump(tools["dump"], path)["vars"]
+    assert ours["/nested"]["data"]["values"] == want_nested.reshape(-1).tolist()
+    assert ours["/transposed"]["data"]["values"] == want_t.reshape(-1).tolist()

@@ -25,7 +25,7 @@ use crate::format::dtype::dtype_for;
 use crate::format::options::{Consolidation, MAX_GROUP_DEPTH, ReadOptions, ReadResult};
 use crate::format::source::Source;
 use crate::model::attrs::FILL_VALUE;
-use crate::model::chunking::{Shards, V3Chunks};
+use crate::model::chunking::{ShardLevel, Shards, V3Chunks};
 use crate::model::names::NC_MAX_NAME;
 use crate::model::quantize::Setting;
 use crate::model::{Attr, Model, Values, Var};
@@ -334,21 +334,22 @@ impl Reader<'_> {
             // they have it.
             data_error = Some(NcError::EBADTYPE);
         }
-        let V3Codecs { transpose, chain, shard, .. } = codecs;
+        let V3Codecs { transpose, chain, shards, .. } = codecs;
         // A sharded array's chunks, for netCDF and the engine, are its
-        // inner chunks; the grid's are its shards, which they must divide.
-        let (chunks, shard) = match shard {
-            None => (outer_chunks, None),
-            Some(spec) => {
-                let divides = outer_chunks.iter().zip(&spec.chunk_shape).all(|(s, c)| s % c == 0);
-                if !divides {
-                    return Err(NcError::ENCZARR);
-                }
-                let per_shard = outer_chunks.iter().zip(&spec.chunk_shape).map(|(s, c)| s / c).collect();
-                let shards = Shards { per_shard, index_at_end: spec.index_at_end, index_crc: spec.index_crc };
-                (spec.chunk_shape, Some(shards))
+        // innermost chunks; the grid's are its shards, each level's
+        // chunks dividing those of the level above.
+        let mut chunks = outer_chunks;
+        let mut levels = Vec::with_capacity(shards.len());
+        for spec in shards {
+            if !chunks.iter().zip(&spec.chunk_shape).all(|(s, c)| s % c == 0) {
+                return Err(NcError::ENCZARR);
             }
-        };
+            let per_shard = chunks.iter().zip(&spec.chunk_shape).map(|(s, c)| s / c).collect();
+            let (order, index_at_end, index_crc) = (spec.order, spec.index_at_end, spec.index_crc);
+            levels.push(ShardLevel { per_shard, order, index_at_end, index_crc });
+            chunks = spec.chunk_shape;
+        }
+        let shard = (!levels.is_empty()).then_some(Shards { levels });
         let var = Var {
             name: name.to_string(),
             xtype: ty.xtype,

@@ -135,10 +135,12 @@ fn new_array_chunks(model: &Model, var: &Var) -> NcResult<Map<String, Value>> {
                 "chunk_shape": chunk_shape,
                 "codecs": codecs,
                 "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
-                "index_location": if shards.index_at_end { "end" } else { "start" },
+                "index_location": if shards.levels.first().is_none_or(|l| l.index_at_end) { "end" } else { "start" },
             }});
             codecs = vec![inner];
-            let shard = chunk_shape.iter().zip(&shards.per_shard).map(|(c, n)| c.checked_mul(*n));
+            // A new array's shards are one level (`Shards::new_array`).
+            let per_shard = shards.chunks_per_shard().ok_or(NcError::EINVAL)?;
+            let shard = chunk_shape.iter().zip(&per_shard).map(|(c, n)| c.checked_mul(*n));
             shard.collect::<Option<_>>().ok_or(NcError::EINVAL)?
         }
         None => chunk_shape,
