@@ -73,7 +73,6 @@ from parity_cases import CASES
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "tools"))
 import harness  # noqa: E402
-from harness import Library  # noqa: E402
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -765,14 +764,8 @@ def missing(what):
 
 
 def libraries(home):
-    oracle_dir = harness.build_oracle()
-    ours = harness.OUR_LIBDIR / "libnetcdf.so.19"
-    assert ours.exists(), f"{ours} is missing: run `make build` first"
-    return {
-        "ours": Library("ours", harness.OUR_LIBDIR, None, [ours], home),
-        "oracle": Library("oracle", oracle_dir, harness.wheel_plugins(),
-                          [oracle_dir / "libnetcdf.so.19", harness.wheel_libnetcdf()], home),
-    }
+    """Ours and netcdf-c 4.10.1 (harness.libraries without Debian's)."""
+    return {name: lib for name, lib in harness.libraries(home).items() if name != "system"}
 
 
 @pytest.fixture(scope="module")

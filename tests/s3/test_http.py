@@ -12,6 +12,7 @@ import pytest
 import zarr
 
 from conftest import free_port, local_url, run, status_of, wait_listening
+from describe_output import data_lines, values_line
 
 NC_EPERM = -37
 NC_ENOTNC = -51
@@ -61,21 +62,9 @@ def test_zarr_python_consolidated_store(progs, env, web):
     assert over_web == run(progs["describe"], local_url(path, "zarr"), env=env).stdout
     # And as zarr-python reads the same store, every value.
     got = data_lines(over_web)
-    assert got == {"t": "[" + ", ".join(f"{v:.17g}" for v in a[...].ravel()) + "]",
-                   "sub/n": "[" + ", ".join(str(v) for v in g["sub/n"][...]) + "]"}, over_web
+    assert got == {"t": values_line(a[...]), "sub/n": values_line(g["sub/n"][...])}, over_web
 
 
-def data_lines(description):
-    """{variable path: data line} from describe.c's output."""
-    out, group, var = {}, "/", None
-    for line in description.splitlines():
-        if line.startswith("group "):
-            group = line.split(" ", 1)[1]
-        elif line.startswith("  var "):
-            var = line.split()[1]
-        elif line.startswith("    data ") and var:
-            out[(group.rstrip("/") + "/" + var).lstrip("/")] = line[len("    data "):]
-    return out
 
 
 def test_unlisted_store_is_not_a_dataset(progs, env, web):

@@ -15,6 +15,7 @@ import pytest
 import zarr
 
 from conftest import ACCESS_KEY, BUCKET, SECRET_KEY, local_url, run, s3_url
+from describe_output import data_lines, values_line
 
 
 def s3_store(server, key, read_only=False):
@@ -50,21 +51,8 @@ def write_with_zarr_python(store):
     return {"i2": a[:], "f8": b[:], "u8": c[:], "sub/inner": inner[:]}
 
 
-def data_lines(description):
-    """{variable path: data line} from describe.c's output."""
-    out, group, var = {}, "/", None
-    for line in description.splitlines():
-        if line.startswith("group "):
-            group = line.split(" ", 1)[1]
-        elif line.startswith("  var "):
-            var = line.split()[1]
-        elif line.startswith("    data ") and var:
-            out[(group.rstrip("/") + "/" + var).lstrip("/")] = line[len("    data "):]
-    return out
 
 
-def values_line(arr):
-    return "[" + ", ".join(f"{v:.17g}" if arr.dtype.kind == "f" else str(v) for v in arr.ravel()) + "]"
 
 
 def test_we_read_zarr_python_on_s3(progs, server, prefix, env, tmp_path):

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import harness
-from harness import LIBNETCDFF, SYSTEM_LIBNETCDF, TOOLS, Library, ok, run, url
+from harness import LIBNETCDFF, SYSTEM_LIBNETCDF, TOOLS, ok, run, url
 
 CDL = harness.HERE / "rich.cdl"
 # Filters Debian's HDF5 1.10 has no plugin for (it ships none: zstd, bzip2,
@@ -30,15 +30,7 @@ def tools_installed():
 def libs(tools_installed):
     home = harness.WORK / "home"
     home.mkdir(parents=True, exist_ok=True)
-    oracle_dir = harness.build_oracle()
-    ours = harness.OUR_LIBDIR / "libnetcdf.so.19"
-    assert ours.exists(), f"{ours} is missing: run `make build` first"
-    return {
-        "ours": Library("ours", harness.OUR_LIBDIR, None, [ours], home),
-        "oracle": Library("oracle", oracle_dir, harness.wheel_plugins(),
-                          [oracle_dir / "libnetcdf.so.19", harness.wheel_libnetcdf()], home),
-        "system": Library("system", None, None, [SYSTEM_LIBNETCDF], home),
-    }
+    return harness.libraries(home)
 
 
 @pytest.fixture(scope="session")

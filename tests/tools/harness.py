@@ -113,6 +113,20 @@ _INIT = re.compile(r"^\s*\d+:\s+calling init: (\S+)\s*$")
 _runs = 0
 
 
+def libraries(home):
+    """The three libraries the tools run over: ours, the oracle (netcdf-c
+    4.10.1) and the system's (Debian's netcdf-c 4.9.0)."""
+    oracle_dir = build_oracle()
+    ours = OUR_LIBDIR / "libnetcdf.so.19"
+    assert ours.exists(), f"{ours} is missing: run `make build` first"
+    return {
+        "ours": Library("ours", OUR_LIBDIR, None, [ours], home),
+        "oracle": Library("oracle", oracle_dir, wheel_plugins(),
+                          [oracle_dir / "libnetcdf.so.19", wheel_libnetcdf()], home),
+        "system": Library("system", None, None, [SYSTEM_LIBNETCDF], home),
+    }
+
+
 def loaded_objects(debug_dir):
     """The shared objects the dynamic loader initialised in one run."""
     out = set()

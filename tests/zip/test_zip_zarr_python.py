@@ -18,6 +18,7 @@ import zarr
 
 import ziputil
 from conftest import describe, dir_url, zip_url
+from describe_output import data_lines, values_line
 from zarr_stores import (assert_same_snapshot, open_zip, rewrite_v, snapshot, zarr_python_dir,
                          zarr_python_zip)
 
@@ -96,23 +97,8 @@ def test_we_read_zarr_python_zips(progs, tmp_path, consolidated, compression):
     assert data_lines(got) == {name: values_line(theirs[name][...]) for name in ("v", "temp", "sub/inner")}
 
 
-def data_lines(description):
-    """{variable path: its data line} from describe.c's output."""
-    out, group, var = {}, "/", None
-    for line in description.splitlines():
-        if line.startswith("group "):
-            group = line.split(" ", 1)[1]
-        elif line.startswith("  var "):
-            var = line.split()[1]
-        elif line.startswith("    data "):
-            out[(group.rstrip("/") + "/" + var).lstrip("/")] = line[len("    "):]
-    return out
 
 
-def values_line(values):
-    """describe.c's data line for numeric values (doubles as %.17g)."""
-    text = ", ".join(f"{v:.17g}" if values.dtype.kind == "f" else str(v) for v in values.ravel())
-    return f"data [{text}]"
 
 
 @pytest.mark.parametrize("consolidated", [False, True], ids=["plain", "consolidated"])
