@@ -109,6 +109,12 @@ fn current_consolidated(
     if how == Consolidation::Ignore {
         return Ok(None);
     }
+    // Locally only an unfinished commit's `.zmetadata` is used: one
+    // without the marker's key is not worth parsing.
+    let has_marker = |b: &[u8]| b.windows(PENDING.len()).any(|w| w == PENDING.as_bytes());
+    if how == Consolidation::Verify && !zmetadata.as_deref().is_some_and(has_marker) {
+        return Ok(None);
+    }
     let Some((meta, pending)) = consolidated(zmetadata)? else { return Ok(None) };
     let Some(pending) = pending else {
         return Ok((how == Consolidation::Trust).then_some(meta));
