@@ -10,7 +10,7 @@ use crate::format::{self, Consolidation, ReadOptions, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl, Storage};
-use crate::zmap::{FileMap, S3Map, ZipLayout, ZipMap, Zmap, trace};
+use crate::zmap::{Durability, FileMap, S3Map, ZipLayout, ZipMap, Zmap, trace};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
@@ -63,6 +63,8 @@ pub struct Dataset {
     pub owner_pid: u32,
     /// What the commit protocol remembers between commits.
     pub commit: format::commit::CommitState,
+    /// Which commits are forced to disk (`fsync=`, `NCZARR_RS_FSYNC`).
+    pub durability: Durability,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -126,6 +128,7 @@ fn write_options(url: &DatasetUrl, ncproperties: Option<&str>, model: &Model) ->
         consolidated: !url.has_mode("noconsolidated") && !layout_490,
         layout_490,
         zarr_v3: model.zarr_v3,
+        durable: false,
     }
 }
 
@@ -139,6 +142,7 @@ impl Dataset {
             // this library has neither.
             return Err(NcError::ENOTBUILT);
         }
+        let durability = Durability::of_dataset(&url.params)?;
         let mut model = Model::new(true);
         model.define_mode = true;
         model.classic_model = cmode & NC_CLASSIC_MODEL != 0;
@@ -158,10 +162,12 @@ impl Dataset {
         let clobber = cmode & NC_NOCLOBBER == 0;
         let mut init = |map: &dyn Zmap| format::commit::write_new(&mut model, map, &opts, &mut commit);
         let store: Box<dyn Zmap> = match &url.storage {
-            Storage::File(root) => trace::wrap(Box::new(FileMap::create_with(root, clobber, |m| init(m))?), "file", 5),
+            Storage::File(root) => {
+                trace::wrap(Box::new(FileMap::create_with(root, clobber, durability, |m| init(m))?), "file", 5)
+            }
             Storage::Zip(path) => {
                 let layout = if url.zip_at_root() { ZipLayout::Root } else { ZipLayout::Directory };
-                trace::wrap(Box::new(ZipMap::create_with(path, clobber, layout, |m| init(m))?), "zip", 5)
+                trace::wrap(Box::new(ZipMap::create_with(path, clobber, layout, durability, |m| init(m))?), "zip", 5)
             }
             Storage::S3(loc) => {
                 let store = trace::wrap(Box::new(S3Map::create(loc, &url.params, clobber)?), "s3", 6);
@@ -183,6 +189,7 @@ impl Dataset {
             caches: HashMap::new(),
             owner_pid: std::process::id(),
             commit,
+            durability,
         })
     }
 
@@ -195,11 +202,13 @@ impl Dataset {
         }
         match &url.storage {
             Storage::File(root) => {
-                let store = trace::wrap(Box::new(FileMap::open(root)?), "file", 5);
+                let durability = Durability::of_dataset(&url.params)?;
+                let store = trace::wrap(Box::new(FileMap::open_with(root, durability)?), "file", 5);
                 Dataset::open_in(path, url, Arc::from(store), mode)
             }
             Storage::Zip(archive) => {
-                let store = trace::wrap(Box::new(ZipMap::open(archive)?), "zip", 5);
+                let durability = Durability::of_dataset(&url.params)?;
+                let store = trace::wrap(Box::new(ZipMap::open_with(archive, durability)?), "zip", 5);
                 Dataset::open_in(path, url, Arc::from(store), mode)
             }
             Storage::S3(loc) => {
@@ -269,6 +278,7 @@ impl Dataset {
             // A commit was interrupted: the next one completes it.
             model.dirty |= format::commit::commit_pending(store.as_ref())?;
         }
+        let durability = Durability::of_dataset(&url.params)?;
         Ok(Dataset {
             path: path.to_string(),
             url,
@@ -280,6 +290,7 @@ impl Dataset {
             caches: HashMap::new(),
             owner_pid: std::process::id(),
             commit: Default::default(),
+            durability,
         })
     }
 
@@ -311,24 +322,35 @@ impl Dataset {
     }
 
     fn write_options(&self) -> WriteOptions {
-        write_options(&self.url, self.ncproperties.as_deref(), &self.model)
+        let durable = self.durability.commit_is_durable(false);
+        WriteOptions { durable, ..write_options(&self.url, self.ncproperties.as_deref(), &self.model) }
     }
 
-    /// Write cached chunks and make them durable, then commit the
-    /// metadata if anything changed since the last commit (data first:
-    /// metadata never names a shape whose chunks are not there yet; see
-    /// `format::commit` for the order of a commit).
-    fn flush_metadata(&mut self) -> NcResult<()> {
+    /// Write cached chunks, then commit the metadata if anything changed
+    /// since the last commit (data first: metadata never names a shape
+    /// whose chunks are not there yet; see `format::commit` for the order
+    /// of a commit). `explicit` (an `nc_sync`) or the dataset's
+    /// durability says whether it is all forced to disk.
+    fn flush_metadata(&mut self, explicit: bool) -> NcResult<()> {
         if !self.model.writable {
             return Ok(());
         }
+        let durable = self.durability.commit_is_durable(explicit);
         engine::flush(self)?;
-        self.store.sync()?;
+        if durable {
+            self.store.sync()?;
+        }
         if self.model.dirty {
-            let opts = self.write_options();
+            let opts = WriteOptions { durable, ..self.write_options() };
             format::write_dataset(&mut self.model, self.store.as_ref(), &opts, &mut self.commit)?;
         }
-        self.store.commit()
+        self.store.commit()?;
+        if durable {
+            // What the commit wrote last (the zip driver's new archive,
+            // a step-5 `.zmetadata`) is on disk too when this returns.
+            self.store.sync()?;
+        }
+        Ok(())
     }
 
     pub fn rename_var(&mut self, grp: usize, varid: i32, name: &[u8]) -> NcResult<()> {
@@ -396,27 +418,35 @@ impl Dataset {
     }
 
     pub fn enddef(&mut self) -> NcResult<()> {
+        self.end_define(false)
+    }
+
+    /// Leave define mode, committing; `explicit` as for
+    /// [`Dataset::flush_metadata`].
+    fn end_define(&mut self, explicit: bool) -> NcResult<()> {
         if !self.model.define_mode {
             return Err(NcError::ENOTINDEFINE);
         }
-        self.flush_metadata()?;
+        self.flush_metadata(explicit)?;
         self.model.commit_definitions();
         Ok(())
     }
 
+    /// `nc_sync`: commit, and make everything written durable (unless
+    /// durability is `Never`).
     pub fn sync(&mut self) -> NcResult<()> {
         if self.model.define_mode {
             if self.model.classic_model {
                 return Err(NcError::EINDEFINE);
             }
-            return self.enddef();
+            return self.end_define(true);
         }
-        self.flush_metadata()
+        self.flush_metadata(true)
     }
 
     /// Finish a dataset for `nc_close`: leave define mode, write metadata.
     pub fn close(&mut self) -> NcResult<()> {
-        if self.model.define_mode { self.enddef() } else { self.flush_metadata() }
+        if self.model.define_mode { self.enddef() } else { self.flush_metadata(false) }
     }
 
     /// `nc_abort`: a dataset created by this handle is deleted; for an
@@ -429,7 +459,7 @@ impl Dataset {
             if self.store.discard()? {
                 return Ok(());
             }
-            format::commit::undo(self.store.as_ref(), &mut self.commit)
+            format::commit::undo(self.store.as_ref(), &mut self.commit, self.durability.commit_is_durable(false))
         } else {
             Ok(())
         }

@@ -34,6 +34,8 @@ command -v nf-config >/dev/null || need_apt+=(libnetcdff-dev)
 command -v zip >/dev/null || need_apt+=(zip)
 # make memcheck-test: valgrind memcheck (AddressSanitizer comes with gcc).
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+# ctests/t_durability.sh counts fsync calls with strace.
+command -v strace >/dev/null || need_apt+=(strace)
 # Debian's programs that link libnetcdf.so.19, run over us on .nc files
 # and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
 # xarray, netcdf-c++4 (its headers to build a program), HDF5's headers

@@ -33,9 +33,12 @@ use crate::zmap::{Zmap, join};
 //    most);
 // 5. `.zmetadata` without the marker (or, without consolidation, none).
 //
-// Steps 1, 2 and 4 are made durable (`Zmap::sync`) before the next one
-// starts; step 5 need not be, as the pending `.zmetadata` reads the same
-// once the objects are durable. Without the marker, a `.zmetadata` is
+// For a process that dies, the order of its writes is the order they
+// reach the store (the kernel has them all). For a power failure, a
+// durable commit (`WriteOptions::durable`, see `zmap::Durability`) makes
+// steps 1, 2 and 4 durable (`Zmap::sync`) before the next one starts;
+// step 5 need not be, as the pending `.zmetadata` reads the same once the
+// objects are durable. Without the marker, a `.zmetadata` is
 // trusted only while the root objects equal its copies, which tells a
 // stale one from a current one after any writer that ignores it
 // (netcdf-c before 4.10) changed the store.
@@ -122,7 +125,7 @@ fn publish_objects(
         }
         let (_, root) = staged.last().ok_or(crate::error::NcError::EINTERNAL)?;
         store.put(key, &json::to_bytes(root))?;
-        return store.sync();
+        return barrier(store, opts);
     }
     let mut root = Map::new();
     for key in [".zgroup", ".zattrs"] {
@@ -130,7 +133,13 @@ fn publish_objects(
         root.insert(key.to_string(), on_disk);
     }
     store.put(ZMETADATA, &zmetadata(objects, Some(json!({"root": root}))))?;
-    store.sync()
+    barrier(store, opts)
+}
+
+/// Between the steps of a durable commit: what was written reaches the
+/// disk before what follows.
+fn barrier(store: &dyn Zmap, opts: &WriteOptions) -> NcResult<()> {
+    if opts.durable { store.sync() } else { Ok(()) }
 }
 
 /// Make the model's current state what readers see, without rewriting the
@@ -201,7 +210,7 @@ pub fn note_move(state: &mut CommitState, from: &str, to: &str) {
 /// `nc_abort` of an opened dataset: undo the renames of this session and
 /// put back the `.zmetadata` they replaced, unless a commit got as far as
 /// rewriting objects (then the newest complete state stays).
-pub fn undo(store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
+pub fn undo(store: &dyn Zmap, state: &mut CommitState, durable: bool) -> NcResult<()> {
     if state.objects_touched {
         return Ok(());
     }
@@ -209,7 +218,9 @@ pub fn undo(store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
         store.move_prefix(to, from)?;
     }
     if let Some((key, before)) = state.before_publish.take() {
-        store.sync()?;
+        if durable {
+            store.sync()?;
+        }
         match before {
             Some(bytes) => store.put(key, &bytes)?,
             None => store.delete(key)?,
@@ -218,7 +229,7 @@ pub fn undo(store: &dyn Zmap, state: &mut CommitState) -> NcResult<()> {
     for (_, to) in state.moves.drain(..).rev() {
         store.drop_alias(&to)?;
     }
-    store.sync()
+    if durable { store.sync() } else { Ok(()) }
 }
 
 /// Does the store's `.zmetadata` carry the marker of an unfinished commit?
@@ -276,7 +287,7 @@ pub fn write_dataset(
         .filter(|(key, value)| republished(key) || written.as_ref().and_then(|w| w.get(key)) != Some(value))
         .collect();
     put_in_order(store, &changed)?;
-    store.sync()?;
+    barrier(store, opts)?;
     // No barrier after this: should it not reach the disk, the durable
     // pending `.zmetadata` with the durable new objects reads the same.
     if opts.zarr_v3 {
@@ -318,6 +329,7 @@ mod tests {
             consolidated: true,
             layout_490: false,
             zarr_v3: false,
+            durable: true,
         }
     }
 
@@ -396,6 +408,7 @@ mod tests {
             consolidated: false,
             layout_490: false,
             zarr_v3: false,
+            durable: true,
         };
         write_dataset(&mut m, &store, &opts, &mut CommitState::default()).unwrap();
         let root = json::parse(&store.get(".zattrs").unwrap().unwrap()).unwrap();

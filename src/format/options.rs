@@ -33,6 +33,10 @@ pub struct WriteOptions {
     /// Zarr v3 (`format::v3::write`): a `zarr.json` per node, consolidated
     /// metadata inline in the root's.
     pub zarr_v3: bool,
+    /// Force each step of the commit to disk before the next
+    /// (`zmap::Durability`); without it the order still holds for a
+    /// crash of the process, which is all the ecosystem promises.
+    pub durable: bool,
 }
 
 pub struct ReadResult {

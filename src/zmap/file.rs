@@ -16,21 +16,25 @@
 //!   or nothing at every moment;
 //! - a moved prefix (a renamed variable or group) leaves a symbolic link
 //!   behind until the metadata naming the new place is written;
-//! - [`Zmap::sync`] makes everything written since the last call durable
-//!   (`fdatasync` of the files, `fsync` of the directories), unless
-//!   `NCZARR_RS_FSYNC=0`.
+//! - [`Zmap::sync`] makes everything written since the last call durable,
+//!   as the store's [`Durability`] says: with `EveryCommit` by `fdatasync`
+//!   of each file written and `fsync` of each directory changed (it is
+//!   also the barrier between a commit's steps); with `AtSync` (called
+//!   only for `nc_sync`) by one `syncfs` of the store's file system, which
+//!   covers the store's creation and renames too; with `Never` not at all.
 
 use std::collections::HashSet;
 use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Zmap;
 use super::beneath::Checked;
+use super::durability::Durability;
 use super::key::validate_key;
-use super::local::{TMP_PREFIX, fsync_on, parent_of, remove_any, sibling_prefix, sync_path, temp_name, writer_is_dead};
+use super::local::{TMP_PREFIX, parent_of, remove_any, sibling_prefix, sync_path, temp_name, writer_is_dead};
 use crate::error::{NcError, NcResult};
 
 /// Paths written since the last [`Zmap::sync`].
@@ -42,9 +46,13 @@ struct Unsynced {
 
 pub struct FileMap {
     root: PathBuf,
-    /// fsync at [`Zmap::sync`] (`NCZARR_RS_FSYNC`; tests turn it off).
-    durable: bool,
+    /// What [`Zmap::sync`] does (see the module's notes).
+    durability: Durability,
+    /// `EveryCommit`: what the next sync must make durable.
     unsynced: Mutex<Unsynced>,
+    /// `AtSync`: anything written since the last sync (else it has
+    /// nothing to do).
+    written: AtomicBool,
     /// Directories found not to be links (`beneath.rs`).
     checked: Checked,
 }
@@ -125,12 +133,12 @@ enum Linked {
 /// An error means "do it the other way"; `NotFound` that the directory is
 /// missing.
 #[cfg(target_os = "linux")]
-fn put_unnamed(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Linked> {
+fn put_unnamed(path: &Path, data: &[u8], eager: bool) -> std::io::Result<Linked> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut file =
         fs::OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(parent_of(path))?;
     file.write_all(data)?;
-    if durable {
+    if eager {
         start_writeback(&file);
     }
     match link_unnamed(&file, path) {
@@ -143,7 +151,7 @@ fn put_unnamed(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Linke
 }
 
 #[cfg(not(target_os = "linux"))]
-fn put_unnamed(_path: &Path, _data: &[u8], _durable: bool) -> std::io::Result<Linked> {
+fn put_unnamed(_path: &Path, _data: &[u8], _eager: bool) -> std::io::Result<Linked> {
     Err(std::io::Error::from(ErrorKind::Unsupported))
 }
 
@@ -168,27 +176,42 @@ fn link_unnamed(_file: &fs::File, _to: &Path) -> std::io::Result<()> {
 }
 
 impl FileMap {
-    fn at(root: &Path) -> FileMap {
+    fn at(root: &Path, durability: Durability) -> FileMap {
         FileMap {
             root: root.to_path_buf(),
-            durable: fsync_on(),
+            durability,
             unsynced: Mutex::new(Unsynced::default()),
+            written: AtomicBool::new(false),
             checked: Checked::default(),
         }
     }
 
-    /// Create a new, empty store at `root`. With `clobber` an existing one
-    /// is replaced; without it an existing directory or file is NC_EEXIST.
+    /// Are a commit's steps forced to disk one by one? (Also: start
+    /// writing each new file's data at once, and make a new store's
+    /// directories durable before it appears.)
+    fn every_commit(&self) -> bool {
+        self.durability == Durability::EveryCommit
+    }
+
+    /// Create a new, empty store at `root`, with the default durability.
+    /// With `clobber` an existing one is replaced; without it an existing
+    /// directory or file is NC_EEXIST.
     pub fn create(root: &Path, clobber: bool) -> NcResult<FileMap> {
-        FileMap::create_with(root, clobber, |_| Ok(()))
+        FileMap::create_with(root, clobber, Durability::default(), |_| Ok(()))
     }
 
     /// Create a store whose first objects `init` writes, atomically: the
-    /// store is built in a hidden sibling directory, made durable, then
-    /// renamed into place (exchanged with an old store when clobbering,
-    /// which is then deleted). A crash leaves the old store or the new one
-    /// at `root`, never a mix or nothing.
-    pub fn create_with(root: &Path, clobber: bool, init: impl FnOnce(&FileMap) -> NcResult<()>) -> NcResult<FileMap> {
+    /// store is built in a hidden sibling directory (made durable first
+    /// when `durability` is `EveryCommit`), then renamed into place
+    /// (exchanged with an old store when clobbering, which is then
+    /// deleted). A crash leaves the old store or the new one at `root`,
+    /// never a mix or nothing.
+    pub fn create_with(
+        root: &Path,
+        clobber: bool,
+        durability: Durability,
+        init: impl FnOnce(&FileMap) -> NcResult<()>,
+    ) -> NcResult<FileMap> {
         let existing = match fs::symlink_metadata(root) {
             Ok(_) if !clobber => return Err(NcError::EEXIST),
             Ok(meta) => Some(meta),
@@ -208,21 +231,21 @@ impl FileMap {
             }
             // No room beside the store (a read-only parent): empty the old
             // store in place instead, which a crash can interrupt.
-            let map = FileMap::at(root);
+            let map = FileMap::at(root, durability);
             map.empty_in_place(existing.as_ref())?;
             init(&map)?;
-            map.sync()?;
+            map.barrier()?;
             return Ok(map);
         }
         let built = (|| {
-            let map = FileMap::at(&staging);
+            let map = FileMap::at(&staging, durability);
             init(&map)?;
-            map.sync()?;
+            map.barrier()?;
             if let Some(meta) = existing.as_ref().filter(|m| m.is_dir()) {
                 // The new store keeps the old one's permissions.
                 let _ = fs::set_permissions(&staging, meta.permissions());
             }
-            if fsync_on() {
+            if map.every_commit() {
                 sync_path(&staging, true).map_err(io_err)?;
             }
             Ok(())
@@ -263,19 +286,23 @@ impl FileMap {
             Err(_) => {
                 // The store cannot move (a mount point): empty it in place
                 // and copy the new objects in.
-                let map = FileMap::at(root);
+                let map = FileMap::at(root, durability);
                 let copied = map.empty_in_place(existing.as_ref()).and_then(|()| map.copy_in(&staging, ""));
                 let _ = fs::remove_dir_all(&staging);
                 copied?;
-                map.sync()?;
+                map.barrier()?;
                 return Ok(map);
             }
         }
         let _ = remove_any(&staging);
-        if fsync_on() {
+        let map = FileMap::at(root, durability);
+        if map.every_commit() {
             sync_path(&parent, true).map_err(io_err)?;
         }
-        Ok(FileMap::at(root))
+        // The new store, its directory's rename included, is what the
+        // first `nc_sync` makes durable.
+        map.written.store(true, Ordering::Relaxed);
+        Ok(map)
     }
 
     /// Make the root an empty directory, deleting what is there.
@@ -303,11 +330,17 @@ impl FileMap {
         Ok(())
     }
 
-    /// Open an existing store. A missing root is NC_ENOOBJECT (as netcdf-c);
-    /// a root that is not a directory is NC_ENOTNC.
+    /// Open an existing store, with the default durability. A missing
+    /// root is NC_ENOOBJECT (as netcdf-c); a root that is not a directory
+    /// is NC_ENOTNC.
     pub fn open(root: &Path) -> NcResult<FileMap> {
+        FileMap::open_with(root, Durability::default())
+    }
+
+    /// [`FileMap::open`] with the dataset's durability.
+    pub fn open_with(root: &Path, durability: Durability) -> NcResult<FileMap> {
         match fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => Ok(FileMap::at(root)),
+            Ok(meta) if meta.is_dir() => Ok(FileMap::at(root, durability)),
             Ok(_) => Err(NcError::ENOTNC),
             Err(e) => Err(io_err(e)),
         }
@@ -332,8 +365,15 @@ impl FileMap {
     /// Turn durability off (tests that commit many times).
     #[cfg(test)]
     pub fn without_fsync(mut self) -> FileMap {
-        self.durable = false;
+        self.durability = Durability::Never;
         self
+    }
+
+    /// With `EveryCommit`, a commit's barrier between its steps: everything
+    /// written so far reaches the disk before what follows. Otherwise
+    /// nothing (process death keeps the order anyway).
+    fn barrier(&self) -> NcResult<()> {
+        if self.every_commit() { self.sync() } else { Ok(()) }
     }
 
     /// Remember a written file for the next [`Zmap::sync`]. Returns true
@@ -341,7 +381,8 @@ impl FileMap {
     /// is harmless, and it bounds the memory of a long run of writes).
     fn note_file(&self, path: PathBuf) -> bool {
         const MOST_PENDING: usize = 4096;
-        if self.durable
+        self.written.store(true, Ordering::Relaxed);
+        if self.every_commit()
             && let Ok(mut u) = self.unsynced.lock()
         {
             u.dirs.insert(parent_of(&path));
@@ -360,7 +401,8 @@ impl FileMap {
     }
 
     fn note_dir(&self, dir: &Path) {
-        if self.durable
+        self.written.store(true, Ordering::Relaxed);
+        if self.every_commit()
             && let Ok(mut u) = self.unsynced.lock()
         {
             u.dirs.insert(dir.to_path_buf());
@@ -531,7 +573,7 @@ impl Zmap for FileMap {
             return Err(NcError::EINVAL);
         }
         let path = self.path_of(key)?;
-        match put_unnamed(&path, data, self.durable) {
+        match put_unnamed(&path, data, self.every_commit()) {
             Ok(Linked::Done) => return self.noted(path),
             Ok(Linked::Exists(file)) => {
                 // Replacing an object: give the written file a temporary
@@ -544,7 +586,7 @@ impl Zmap for FileMap {
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 self.ensure_dir(&parent_of(&path)).map_err(io_err)?;
-                if let Ok(Linked::Done) = put_unnamed(&path, data, self.durable) {
+                if let Ok(Linked::Done) = put_unnamed(&path, data, self.every_commit()) {
                     return self.noted(path);
                 }
             }
@@ -558,7 +600,7 @@ impl Zmap for FileMap {
         let write_then_rename = |tmp: &Path| -> std::io::Result<()> {
             let mut f = fs::File::create(tmp)?;
             f.write_all(data)?;
-            if self.durable {
+            if self.every_commit() {
                 start_writeback(&f);
             }
             // close(2) can report a failed write (NFS, quotas): check it.
@@ -787,13 +829,26 @@ impl Zmap for FileMap {
                 };
             }
         }
-        if fsync_on() {
+        if self.every_commit() {
             let _ = sync_path(&parent_of(&self.root), true);
         }
         fs::remove_dir_all(&trash).map_err(io_err)
     }
 
     fn sync(&self) -> NcResult<()> {
+        match self.durability {
+            Durability::Never => return Ok(()),
+            Durability::AtSync => {
+                if self.written.swap(false, Ordering::Relaxed) {
+                    return sync_file_system(&self.root).map_err(|e| {
+                        self.written.store(true, Ordering::Relaxed);
+                        io_err(e)
+                    });
+                }
+                return Ok(());
+            }
+            Durability::EveryCommit => {}
+        }
         let pending = match self.unsynced.lock() {
             Ok(mut u) => std::mem::take(&mut *u),
             Err(_) => return Err(NcError::EINTERNAL),
@@ -815,6 +870,28 @@ impl Zmap for FileMap {
         }
         Ok(())
     }
+}
+
+/// Make everything written to the file system holding `root` durable
+/// (`syncfs`: the store's files, directories and renames at once, and
+/// whatever else is waiting there).
+fn sync_file_system(root: &Path) -> std::io::Result<()> {
+    let dir = fs::File::open(root)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a valid descriptor, open for the call.
+        if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        drop(dir);
+        // SAFETY: no arguments; schedules every file system's writes.
+        unsafe { libc::sync() };
+    }
+    Ok(())
 }
 
 /// Have the system start writing a new file's data to disk now, without
@@ -985,13 +1062,13 @@ mod tests {
         let root = scratch("replace");
         let map = FileMap::create(&root, true).unwrap();
         map.put("old/0", b"o").unwrap();
-        let failed = FileMap::create_with(&root, true, |m| {
+        let failed = FileMap::create_with(&root, true, Durability::default(), |m| {
             m.put(".zgroup", b"{}")?;
             Err(NcError::EIO)
         });
         assert!(matches!(failed, Err(NcError::EIO)));
         assert_eq!(map.get("old/0").unwrap().unwrap(), b"o", "a failed create leaves the old store");
-        let map = FileMap::create_with(&root, true, |m| m.put(".zgroup", b"{}")).unwrap();
+        let map = FileMap::create_with(&root, true, Durability::default(), |m| m.put(".zgroup", b"{}")).unwrap();
         assert_eq!(map.list("").unwrap(), vec![".zgroup"]);
         let parent = root.parent().unwrap();
         let prefix = sibling_prefix(&root).unwrap();

@@ -1,6 +1,6 @@
 //! What the drivers that write local files share: the names of their
 //! temporary files (and how to tell those a dead process left), and
-//! durability (`fsync`) switched by `NCZARR_RS_FSYNC`.
+//! `fsync` by path (when it is done: `durability.rs`).
 
 use std::fs;
 use std::io::ErrorKind;
@@ -11,13 +11,6 @@ use crate::error::{NcError, NcResult};
 
 /// Temporary files are named `<TMP_PREFIX><pid>.<n>`; listings skip them.
 pub(super) const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
-
-/// Is durability (fsync at [`Zmap::sync`](super::Zmap::sync)) on? `NCZARR_RS_FSYNC=0` turns
-/// it off. Read when asked rather than cached in a lazy static, which a
-/// `fork` could catch half made (see `gate.rs`).
-pub(super) fn fsync_on() -> bool {
-    std::env::var("NCZARR_RS_FSYNC").map_or(true, |v| v.trim() != "0")
-}
 
 /// The directory holding `path` ("." for a bare name).
 pub(super) fn parent_of(path: &Path) -> PathBuf {

@@ -3,6 +3,7 @@
 //! Everything above this layer is storage-blind.
 
 mod beneath;
+mod durability;
 mod file;
 mod key;
 mod local;
@@ -12,6 +13,7 @@ mod s3;
 pub mod trace;
 mod zip;
 
+pub use durability::Durability;
 pub use file::FileMap;
 pub use key::{join, validate_key};
 pub use memory::MemoryMap;

@@ -28,8 +28,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use self::index::Index;
 use super::Zmap;
+use super::durability::Durability;
 use super::key::validate_key;
-use super::local::{parent_of, sibling_prefix, temp_name, writer_is_dead};
+use super::local::{parent_of, sibling_prefix, sync_path, temp_name, writer_is_dead};
 use crate::error::{NcError, NcResult};
 
 use layout::{dataset_dir_name, detect_prefix};
@@ -118,7 +119,10 @@ pub struct ZipMap {
     path: PathBuf,
     /// What every entry name of the dataset starts with ("" or "d/").
     prefix: String,
-    durable: bool,
+    durability: Durability,
+    /// An archive was written since the last [`Zmap::sync`] (which, with
+    /// `AtSync`, then makes it durable).
+    unsynced: std::sync::atomic::AtomicBool,
     state: Mutex<State>,
     /// Only the process that opened the archive commits to it: a forked
     /// child holds a copy of the overlay, not the right to publish it.
@@ -138,10 +142,15 @@ impl ZipMap {
     /// Open an existing archive; the dataset's place in it is detected.
     /// A symbolic link is followed: commits replace the file it names.
     pub fn open(path: &Path) -> NcResult<ZipMap> {
+        ZipMap::open_with(path, Durability::default())
+    }
+
+    /// [`ZipMap::open`] with the dataset's durability.
+    pub fn open_with(path: &Path, durability: Durability) -> NcResult<ZipMap> {
         let path = &std::fs::canonicalize(path).map_err(io_err)?;
         let (base, prefix) = Base::open(path, None)?;
         let state = State::unchanged(Arc::new(base), &prefix);
-        Ok(ZipMap::with_state(path, prefix, state))
+        Ok(ZipMap::with_state(path, prefix, state, durability))
     }
 
     /// Make a new archive at `path` holding what `init` writes. With
@@ -152,6 +161,7 @@ impl ZipMap {
         path: &Path,
         clobber: bool,
         layout: ZipLayout,
+        durability: Durability,
         init: impl FnOnce(&ZipMap) -> NcResult<()>,
     ) -> NcResult<ZipMap> {
         let resolved = std::fs::canonicalize(path);
@@ -170,17 +180,18 @@ impl ZipMap {
                 format!("{}/", dataset_dir_name(name))
             }
         };
-        let map = ZipMap::with_state(path, prefix, State { dirty: true, ..State::default() });
+        let map = ZipMap::with_state(path, prefix, State { dirty: true, ..State::default() }, durability);
         init(&map)?;
         map.commit()?;
         Ok(map)
     }
 
-    fn with_state(path: &Path, prefix: String, state: State) -> ZipMap {
+    fn with_state(path: &Path, prefix: String, state: State, durability: Durability) -> ZipMap {
         ZipMap {
             path: path.to_path_buf(),
             prefix,
-            durable: super::local::fsync_on(),
+            durability,
+            unsynced: Default::default(),
             state: Mutex::new(state),
             owner_pid: std::process::id(),
         }
@@ -413,6 +424,20 @@ impl Zmap for ZipMap {
         }
     }
 
+    /// With `AtSync`, `nc_sync`'s: the archive its commit wrote (and the
+    /// rename that installed it) to disk. `EveryCommit` synced it before
+    /// the rename; `Never` does nothing.
+    fn sync(&self) -> NcResult<()> {
+        if self.durability == Durability::AtSync && self.unsynced.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            let synced = sync_path(&self.path, false).and_then(|()| sync_path(&parent_of(&self.path), true));
+            if let Err(e) = synced {
+                self.unsynced.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Err(io_err(e));
+            }
+        }
+        Ok(())
+    }
+
     fn commit(&self) -> NcResult<()> {
         let mut state = self.state();
         if !state.dirty {
@@ -421,7 +446,9 @@ impl Zmap for ZipMap {
         if std::process::id() != self.owner_pid {
             return Err(NcError::EPERM);
         }
-        commit::write_archive(&self.path, &self.prefix, &state, self.durable)?;
+        let durable = self.durability == Durability::EveryCommit;
+        commit::write_archive(&self.path, &self.prefix, &state, durable)?;
+        self.unsynced.store(!durable, std::sync::atomic::Ordering::Relaxed);
         // The new archive replaces the old; read it back as the new base.
         let (base, _) = Base::open(&self.path, Some(&self.prefix))?;
         *state = State::unchanged(Arc::new(base), &self.prefix);

@@ -119,7 +119,7 @@ fn get(map: &dyn Zmap, key: &str) -> Option<Vec<u8>> {
 #[test]
 fn new_archive_has_netcdf_c_layout() {
     let path = scratch("d.b.zip");
-    let map = ZipMap::create_with(&path, false, ZipLayout::Directory, |m| {
+    let map = ZipMap::create_with(&path, false, ZipLayout::Directory, Durability::default(), |m| {
         m.put(".zgroup", b"{}")?;
         m.put("g/v/0.0", &[1, 2, 3])?;
         m.put("g/v/0.0", &[4, 5, 6])?;
@@ -157,18 +157,18 @@ fn new_archive_has_netcdf_c_layout() {
 #[test]
 fn root_layout_and_clobbering() {
     let path = scratch("root.zip");
-    ZipMap::create_with(&path, false, ZipLayout::Root, |m| m.put(".zgroup", b"1")).unwrap();
+    ZipMap::create_with(&path, false, ZipLayout::Root, Durability::default(), |m| m.put(".zgroup", b"1")).unwrap();
     assert_eq!(entries(&path), [(".zgroup".to_string(), "Stored".to_string())]);
-    let no = ZipMap::create_with(&path, false, ZipLayout::Root, |m| m.put(".zgroup", b"2"));
+    let no = ZipMap::create_with(&path, false, ZipLayout::Root, Durability::default(), |m| m.put(".zgroup", b"2"));
     assert_eq!(no.err(), Some(NcError::EEXIST));
     // A failed init leaves the old archive.
-    let failed = ZipMap::create_with(&path, true, ZipLayout::Root, |m| {
+    let failed = ZipMap::create_with(&path, true, ZipLayout::Root, Durability::default(), |m| {
         m.put(".zgroup", b"3")?;
         Err(NcError::EIO)
     });
     assert_eq!(failed.err(), Some(NcError::EIO));
     assert_eq!(get(&ZipMap::open(&path).unwrap(), ".zgroup").unwrap(), b"1");
-    ZipMap::create_with(&path, true, ZipLayout::Root, |m| m.put(".zgroup", b"4")).unwrap();
+    ZipMap::create_with(&path, true, ZipLayout::Root, Durability::default(), |m| m.put(".zgroup", b"4")).unwrap();
     assert_eq!(get(&ZipMap::open(&path).unwrap(), ".zgroup").unwrap(), b"4");
 }
 
@@ -177,7 +177,7 @@ fn root_layout_and_clobbering() {
 #[test]
 fn behaves_like_the_memory_store() {
     let path = scratch("same.zip");
-    let zip = ZipMap::create_with(&path, false, ZipLayout::Directory, |_| Ok(())).unwrap();
+    let zip = ZipMap::create_with(&path, false, ZipLayout::Directory, Durability::default(), |_| Ok(())).unwrap();
     let mem = MemoryMap::new();
     let both = |f: &dyn Fn(&dyn Zmap)| {
         f(&zip);
@@ -228,7 +228,8 @@ fn behaves_like_the_memory_store() {
 #[test]
 fn discard_and_failed_commits_leave_the_archive() {
     let path = scratch("keep.zip");
-    ZipMap::create_with(&path, false, ZipLayout::Directory, |m| m.put(".zgroup", b"old")).unwrap();
+    ZipMap::create_with(&path, false, ZipLayout::Directory, Durability::default(), |m| m.put(".zgroup", b"old"))
+        .unwrap();
     let before = std::fs::read(&path).unwrap();
     let map = ZipMap::open(&path).unwrap();
     map.put(".zgroup", b"new").unwrap();
@@ -318,7 +319,7 @@ fn duplicates_resolve_to_the_last_and_are_dropped_on_rewrite() {
 fn many_entries_make_zip64() {
     let path = scratch("many.zip");
     let n = 70_000u32;
-    ZipMap::create_with(&path, false, ZipLayout::Root, |m| {
+    ZipMap::create_with(&path, false, ZipLayout::Root, Durability::default(), |m| {
         m.put(".zgroup", b"{}")?;
         (0..n).try_for_each(|i| m.put(&format!("v/{i}"), &i.to_le_bytes()))
     })
@@ -424,14 +425,14 @@ fn directories_and_missing_files() {
 fn a_link_to_an_archive_stays_a_link() {
     let target = scratch("target.zip");
     let link = scratch("link.zip");
-    ZipMap::create_with(&target, false, ZipLayout::Root, |m| m.put(".zgroup", b"1")).unwrap();
+    ZipMap::create_with(&target, false, ZipLayout::Root, Durability::default(), |m| m.put(".zgroup", b"1")).unwrap();
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let map = ZipMap::open(&link).unwrap();
     map.put(".zgroup", b"2").unwrap();
     map.commit().unwrap();
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(get(&ZipMap::open(&target).unwrap(), ".zgroup").unwrap(), b"2");
-    ZipMap::create_with(&link, true, ZipLayout::Root, |m| m.put(".zgroup", b"3")).unwrap();
+    ZipMap::create_with(&link, true, ZipLayout::Root, Durability::default(), |m| m.put(".zgroup", b"3")).unwrap();
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(get(&ZipMap::open(&target).unwrap(), ".zgroup").unwrap(), b"3");
 }
