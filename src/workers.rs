@@ -172,15 +172,29 @@ pub fn run(threads: usize, worker: impl Fn() + Sync) {
 /// result unset: that item reads as NC_EINTERNAL (the panic went to the
 /// hook).
 pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> NcResult<R> + Sync) -> NcResult<Vec<R>> {
+    map_with(items, threads, || (), |(), item| f(item))
+}
+
+/// [`map`] with state of each worker's own, made by `init` when the
+/// worker starts and handed to each item it takes (a buffer reused from
+/// one item to the next, instead of one allocated and faulted in per
+/// item).
+pub fn map_with<T: Sync, S, R: Send>(
+    items: &[T],
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> NcResult<R> + Sync,
+) -> NcResult<Vec<R>> {
     let threads = threads.max(1);
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<NcError>> = Mutex::new(None);
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     run_scoped(threads, threads.min(items.len()), &|scope| {
+        let mut state = init();
         while !scope.cancelled() {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(i) else { break };
-            match f(item) {
+            match f(&mut state, item) {
                 Ok(r) => {
                     if let Ok(mut slot) = results[i].lock() {
                         *slot = Some(r);

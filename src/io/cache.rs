@@ -94,6 +94,14 @@ impl ChunkCache {
         })
     }
 
+    /// Take a chunk out (to change it off the dataset's lock, or because
+    /// a write replaces it whole); `insert` puts it back.
+    pub fn take(&mut self, idx: &[usize]) -> Option<Vec<u8>> {
+        let e = self.entries.remove(idx)?;
+        self.bytes -= e.data.len();
+        Some(e.data)
+    }
+
     /// Add a chunk; returns the dirty chunks evicted to make room.
     pub fn insert(&mut self, idx: Vec<usize>, data: Vec<u8>, dirty: bool) -> Vec<DirtyChunk> {
         self.clock += 1;
@@ -159,6 +167,20 @@ mod tests {
         let evicted = c.insert(vec![3], vec![3; 8], false);
         assert_eq!(evicted, vec![(vec![0], vec![0; 4])]);
         assert!(!c.can_hold(11));
+    }
+
+    #[test]
+    fn taken_chunks_leave_and_come_back() {
+        let mut c = ChunkCache::new(CacheSettings { size: 8, nelems: 100, preemption: 0.75 });
+        c.insert(vec![0], vec![0; 4], true);
+        c.insert(vec![1], vec![1; 4], false);
+        assert_eq!(c.take(&[0]), Some(vec![0; 4]));
+        assert_eq!(c.take(&[0]), None);
+        assert!(c.insert(vec![2], vec![2; 4], false).is_empty(), "room was made");
+        assert!(c.dirty().is_empty());
+        let evicted = c.insert(vec![0], vec![9; 4], true);
+        assert!(evicted.is_empty(), "the clean chunk 1 made room");
+        assert_eq!(c.dirty(), vec![(&[0usize][..], &[9u8; 4][..])]);
     }
 
     #[test]

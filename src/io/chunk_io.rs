@@ -240,7 +240,11 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
     if raw && !layout.text.is_vlen() {
         return store.put(&layout.chunk_key(idx), data);
     }
-    store.put(&layout.chunk_key(idx), &encode_chunk(layout, data)?)
+    let encoded = encode_chunk(layout, data)?;
+    store.put(&layout.chunk_key(idx), &encoded)?;
+    // For this thread's next chunk (a worker writes many).
+    crate::buffers::recycle(encoded);
+    Ok(())
 }
 
 /// A chunk as stored: elements permuted, narrowed to halves and swapped
@@ -254,6 +258,10 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
         };
         let bytes = encode_vlen(&table, text)?;
         return if layout.chain.is_empty() { Ok(bytes) } else { layout.chain.encode(&bytes) };
+    }
+    if layout.perm.is_none() && !layout.half && !layout.swap && !layout.chain.is_empty() {
+        // Straight to the codecs: no copy of the chunk first.
+        return layout.chain.encode(data);
     }
     let mut bytes = match &layout.perm {
         Some(perm) => transpose(data, &layout.chunks, layout.elem_size, perm, false),

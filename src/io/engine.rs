@@ -6,14 +6,12 @@
 //! and dirty chunks reach storage when evicted or when the dataset is
 //! synced or closed.
 
-use std::collections::HashMap;
 use std::ffi::c_char;
 
 use super::cache::{ChunkCache, default_settings};
-use super::chunk_io::{load_chunk, load_chunks, store_all, store_chunk, store_chunks};
-use super::copy::{all_strings_fit, copy_in, gather};
+use super::chunk_io::{store_all, store_chunk, store_chunks};
+use super::copy::{all_strings_fit, gather};
 use super::element::check_types;
-use super::grid::chunk_parts;
 use super::layout::VarLayout;
 use super::quantize::{self, Sample};
 use super::selection::{Selection, c_order};
@@ -147,60 +145,11 @@ unsafe fn write_checked(
         }
     }
     grow_unlimited(ds, grp, varid, sel)?;
-    let layout = VarLayout::of(&ds.model, grp, varid)?;
-    let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
-    let cacheable = cache_for(ds, grp, varid).can_hold(layout.chunk_bytes());
-    let mut range_error = false;
-    // Parts go in batches, so a remote store has the chunks a batch
-    // needs in flight together, both the partly covered ones it reads
-    // first and the ones it writes (evicted from the cache, or all of
-    // them when the cache cannot hold one); the batch's size bounds the
-    // memory this takes.
-    let batch = ds.store.concurrency().min((WRITE_BATCH_BYTES / layout.chunk_bytes().max(1)).max(1));
-    for parts in parts.chunks(batch) {
-        let cache = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
-        let to_load: Vec<Vec<usize>> = parts
-            .iter()
-            .filter(|p| !p.covers_chunk && cache.get_dirty(&p.idx).is_none())
-            .map(|p| p.idx.clone())
-            .collect();
-        let mut loaded: HashMap<Vec<usize>, Vec<u8>> =
-            to_load.iter().cloned().zip(load_chunks(ds.store.as_ref(), &layout, &to_load)?).collect();
-        let mut to_store = Vec::new();
-        for part in parts {
-            let cache = ds.caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
-            if let Some(chunk) = cache.get_dirty(&part.idx) {
-                // SAFETY: `buf` holds the whole selection (our contract).
-                range_error |= unsafe { copy_in(&layout, sel, part, chunk, mem_type, buf) }?;
-                continue;
-            }
-            let mut chunk = if let Some(chunk) = loaded.remove(&part.idx) {
-                chunk
-            } else if let Some(i) = to_store.iter().position(|(idx, _)| *idx == part.idx) {
-                // Cached when the batch began, evicted by an earlier part
-                // of it and not yet stored: its data is here.
-                to_store.swap_remove(i).1
-            } else if part.covers_chunk {
-                layout.fill_chunk()?
-            } else {
-                load_chunk(ds.store.as_ref(), &layout, &part.idx)?
-            };
-            // SAFETY: as above.
-            range_error |= unsafe { copy_in(&layout, sel, part, &mut chunk, mem_type, buf) }?;
-            if cacheable {
-                to_store.extend(cache.insert(part.idx.clone(), chunk, true));
-            } else {
-                to_store.push((part.idx.clone(), chunk));
-            }
-        }
-        store_all(ds.store.as_ref(), &layout, to_store)?;
-    }
+    // SAFETY: our contract, passed on.
+    let range_error = unsafe { super::write::write_chunks(ds, grp, varid, sel, mem_type, buf) }?;
     ds.model.var_mut(grp, varid)?.written = true;
     Ok(range_error)
 }
-
-/// Most chunk bytes one batch of a write holds (see [`write_checked`]).
-const WRITE_BATCH_BYTES: usize = 128 << 20;
 
 /// Extend the unlimited dimensions a write reaches past.
 fn grow_unlimited(ds: &mut Dataset, grp: usize, varid: i32, sel: &Selection) -> NcResult<()> {

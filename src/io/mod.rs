@@ -15,6 +15,7 @@ pub mod quantize;
 mod read;
 pub mod selection;
 mod shard;
+mod write;
 
 pub use cache::{CacheSettings, ChunkCache};
 pub use selection::{Access, Selection};

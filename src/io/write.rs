@@ -1,0 +1,220 @@
+//! The chunk work of a write: the caller's values into every chunk the
+//! selection touches, on several threads, and the chunks stored.
+//!
+//! Two routes:
+//! - **Whole chunks, many of them** (a write covering more chunks whole
+//!   than the variable's cache holds, which would only evict each other):
+//!   each worker assembles a chunk in a buffer of its own, reused from
+//!   chunk to chunk, then encodes and stores it. One copy from the
+//!   caller's buffer, one encode, one write; nothing read or filled first
+//!   (only the part of an edge chunk outside the shape is filled), and
+//!   the chunks of a big write are copied, encoded and written on every
+//!   core at once. A cached copy of such a chunk is dropped: it is
+//!   replaced whole.
+//! - **Everything else** goes through the variable's chunk cache, so that
+//!   a chunk written in pieces over many calls (one time step at a time)
+//!   is assembled in memory and encoded and stored once, when evicted or
+//!   at the next commit. In batches that bound the memory they take, the
+//!   batch's chunks are taken from the cache (or read, or made of fill
+//!   where the write covers them), changed on several threads, and put
+//!   back; what the cache evicts then (every chunk, when it cannot hold
+//!   one) is stored, also on several threads.
+
+use std::sync::Mutex;
+
+use super::cache::ChunkCache;
+use super::chunk_io::{load_chunks, store_all, store_chunk};
+use super::copy::copy_in;
+use super::engine::cache_for;
+use super::grid::{ChunkPart, chunk_parts};
+use super::layout::VarLayout;
+use super::selection::Selection;
+use crate::dataset::Dataset;
+use crate::error::{NcError, NcResult};
+use crate::types::NcType;
+
+/// Most chunk bytes a batch of a write holds at once (chunks being
+/// changed, or assembled by the workers of the whole-chunk route).
+const WRITE_BATCH_BYTES: usize = 128 << 20;
+
+/// Below this many bytes of values a write's copying stays on the calling
+/// thread: starting workers would cost more.
+const PARALLEL_COPY_BYTES: usize = 1 << 20;
+
+/// The caller's values, read by the workers of one call.
+struct CallerValues(*const u8);
+
+// SAFETY: the buffer is only read, and every worker is joined before the
+// call that received it returns.
+unsafe impl Sync for CallerValues {}
+
+/// Write the caller's values (`buf`, holding `sel` in `mem_type`) into
+/// the chunks of a variable whose shape already covers `sel`. Returns
+/// whether a value was out of range for the variable's type (every value
+/// is written regardless).
+///
+/// # Safety
+/// `buf` must hold the selection in `mem_type` at the selection's imap.
+pub(super) unsafe fn write_chunks(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    sel: &Selection,
+    mem_type: NcType,
+    buf: *const u8,
+) -> NcResult<bool> {
+    let layout = VarLayout::of(&ds.model, grp, varid)?;
+    let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
+    let values = CallerValues(buf);
+    let cache = cache_for(ds, grp, varid);
+    let (whole, partial): (Vec<ChunkPart>, Vec<ChunkPart>) =
+        parts.into_iter().partition(|p| p.covers_chunk && assembled_directly(&layout));
+    let (whole, partial) =
+        if whole.len() * layout.chunk_bytes() > cache.settings.size || !cache.can_hold(layout.chunk_bytes()) {
+            (whole, partial)
+        } else {
+            // Few enough to cache: as any other part.
+            (Vec::new(), whole.into_iter().chain(partial).collect())
+        };
+    whole.iter().for_each(|p| drop(cache.take(&p.idx)));
+    let threads = copy_threads(sel, &layout);
+    // SAFETY: our contract, passed on.
+    let mut range_error = unsafe { store_whole(ds, &layout, sel, &whole, mem_type, &values) }?;
+    for batch in partial.chunks(batch_len(&layout)) {
+        // SAFETY: as above.
+        range_error |= unsafe { change_batch(ds, grp, varid, &layout, sel, batch, mem_type, &values, threads) }?;
+    }
+    Ok(range_error)
+}
+
+/// Can a chunk this layout describes be assembled in a plain buffer and
+/// stored on its own? (Not a shard's inner chunk, which is stored with
+/// its shard, nor variable-length strings, whose chunk grows.)
+fn assembled_directly(layout: &VarLayout) -> bool {
+    layout.shards.is_none() && !layout.text.is_vlen()
+}
+
+/// How many chunks a batch holds.
+fn batch_len(layout: &VarLayout) -> usize {
+    (WRITE_BATCH_BYTES / layout.chunk_bytes().max(1)).max(1)
+}
+
+/// Threads for copying a write's values: the cores, unless it is small.
+fn copy_threads(sel: &Selection, layout: &VarLayout) -> usize {
+    if sel.len().saturating_mul(layout.elem_size) < PARALLEL_COPY_BYTES { 1 } else { crate::zmap::cpus() }
+}
+
+/// Is every element of the chunk inside the variable's shape (so that the
+/// write, which covers the chunk, sets every one of its bytes)?
+fn inside_shape(layout: &VarLayout, idx: &[usize]) -> bool {
+    idx.iter().zip(&layout.chunks).zip(&layout.shape).all(|((&i, &c), &n)| (i + 1).saturating_mul(c) <= n)
+}
+
+/// The whole-chunk route (see the module's notes).
+///
+/// # Safety
+/// As [`write_chunks`].
+unsafe fn store_whole(
+    ds: &Dataset,
+    layout: &VarLayout,
+    sel: &Selection,
+    parts: &[ChunkPart],
+    mem_type: NcType,
+    values: &CallerValues,
+) -> NcResult<bool> {
+    if parts.is_empty() {
+        return Ok(false);
+    }
+    let store = ds.store.as_ref();
+    let threads = store.concurrency().min(batch_len(layout));
+    let chunk_bytes = layout.chunk_bytes();
+    let range_errors = crate::workers::map_with(parts, threads, Vec::new, |chunk: &mut Vec<u8>, part| {
+        if inside_shape(layout, &part.idx) {
+            // Every byte is about to be set: what the buffer held (its
+            // last chunk) is never seen.
+            if chunk.len() != chunk_bytes {
+                chunk.clear();
+                chunk.try_reserve_exact(chunk_bytes).map_err(|_| NcError::ENOMEM)?;
+                chunk.resize(chunk_bytes, 0);
+            }
+        } else {
+            *chunk = layout.fill_chunk()?;
+        }
+        // SAFETY: `values` holds the selection (our contract); the part
+        // is one of its chunk parts.
+        let range_error = unsafe { copy_in(layout, sel, part, chunk, mem_type, values.0) }?;
+        store_chunk(store, layout, &part.idx, chunk)?;
+        Ok(range_error)
+    })?;
+    Ok(range_errors.into_iter().any(|e| e))
+}
+
+/// One batch of the cached route (see the module's notes).
+///
+/// # Safety
+/// As [`write_chunks`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn change_batch(
+    ds: &mut Dataset,
+    grp: usize,
+    varid: i32,
+    layout: &VarLayout,
+    sel: &Selection,
+    parts: &[ChunkPart],
+    mem_type: NcType,
+    values: &CallerValues,
+    threads: usize,
+) -> NcResult<bool> {
+    let Dataset { store, caches, .. } = ds;
+    let store = store.as_ref();
+    let cache: &mut ChunkCache = caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
+    // The batch's chunks leave the cache while they change (each part is
+    // of a different chunk); until they are back, an error must not lose
+    // the unwritten data some of them hold.
+    let mut chunks: Vec<Option<Vec<u8>>> = parts.iter().map(|p| cache.take(&p.idx)).collect();
+    let from_cache: Vec<bool> = chunks.iter().map(Option::is_some).collect();
+    let changed = (|| {
+        let missing: Vec<Vec<usize>> = parts
+            .iter()
+            .zip(&chunks)
+            .filter(|(p, c)| c.is_none() && !p.covers_chunk)
+            .map(|(p, _)| p.idx.clone())
+            .collect();
+        let mut loaded = load_chunks(store, layout, &missing)?.into_iter();
+        for (part, chunk) in parts.iter().zip(chunks.iter_mut()) {
+            if chunk.is_none() {
+                *chunk = Some(if part.covers_chunk {
+                    layout.fill_chunk()?
+                } else {
+                    loaded.next().ok_or(NcError::EINTERNAL)?
+                });
+            }
+        }
+        let work: Vec<(&ChunkPart, Mutex<&mut Vec<u8>>)> =
+            parts.iter().zip(chunks.iter_mut()).filter_map(|(p, c)| Some((p, Mutex::new(c.as_mut()?)))).collect();
+        let range_errors = crate::workers::map(&work, threads, |(part, chunk)| {
+            let mut chunk = chunk.lock().map_err(|_| NcError::EINTERNAL)?;
+            // SAFETY: `values` holds the selection (our contract).
+            unsafe { copy_in(layout, sel, part, &mut chunk, mem_type, values.0) }
+        })?;
+        Ok(range_errors.into_iter().any(|e| e))
+    })();
+    // Back into the cache (or, when it cannot hold one, to storage). After
+    // an error only the chunks that came from the cache go back (with
+    // whatever of the write reached them, as an error half-way through
+    // any write leaves it): the others may be fill the write never got to.
+    let cacheable = cache.can_hold(layout.chunk_bytes());
+    let mut to_store = Vec::new();
+    for ((part, chunk), cached) in parts.iter().zip(chunks).zip(from_cache) {
+        let Some(chunk) = chunk.filter(|_| cached || changed.is_ok()) else { continue };
+        if cacheable {
+            to_store.extend(cache.insert(part.idx.clone(), chunk, true));
+        } else {
+            to_store.push((part.idx.clone(), chunk));
+        }
+    }
+    let stored = store_all(store, layout, to_store);
+    let range_error = changed?;
+    stored?;
+    Ok(range_error)
+}
