@@ -167,7 +167,20 @@ fn put_in_order(store: &dyn Zmap, objects: &[&(String, Value)]) -> NcResult<()> 
     };
     let (arrays, groups): (Vec<MetadataObject>, Vec<MetadataObject>) =
         objects.iter().copied().partition(|(key, value)| of_array(key, value));
-    crate::workers::map(&arrays, store.concurrency(), |(key, value)| store.put(key, &json::to_bytes(value)))?;
+    // One work item per variable, its objects one after another: a new
+    // variable's directory is then made once, by its first object's put,
+    // instead of by two workers racing to find it missing.
+    let mut by_var: Vec<Vec<MetadataObject>> = Vec::new();
+    for object in arrays {
+        let prefix = |key: &str| key.rfind('/').map_or(String::new(), |i| key[..i].to_string());
+        match by_var.last_mut() {
+            Some(last) if prefix(&last[0].0) == prefix(&object.0) => last.push(object),
+            _ => by_var.push(vec![object]),
+        }
+    }
+    crate::workers::map(&by_var, store.concurrency(), |objects| {
+        objects.iter().try_for_each(|(key, value)| store.put(key, &json::to_bytes(value)))
+    })?;
     groups.iter().try_for_each(|(key, value)| store.put(key, &json::to_bytes(value)))
 }
 
