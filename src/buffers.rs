@@ -4,40 +4,50 @@
 //!
 //! Chunk-sized buffers that are done with (a stored chunk once decoded,
 //! a codec stage's output once the next stage read it, a chunk once
-//! copied out) can be handed back with [`recycle`] and are then reused
-//! by the same thread's next buffer of about their size. A big buffer
-//! freed and allocated anew costs a page fault and a page clearing per
-//! 4 KiB, since the allocator gives it back to the system in between:
-//! that was a quarter of the time of reading compressed data.
+//! copied out or stored) can be handed back with [`recycle`] and are then
+//! reused by the next buffer of about their size, on any thread. A big
+//! buffer freed and allocated anew costs a page fault and a page clearing
+//! per 4 KiB, since the allocator gives it back to the system in between:
+//! that was a quarter of the time of reading compressed data, and of
+//! reading unaligned blocks of raw chunks.
+//!
+//! The spares are the process's, not a thread's: most buffers are used by
+//! a call's workers, which are gone when it returns, and their spares
+//! with them. The pool's lock is taken only inside library calls, whose
+//! workers are joined before the call leaves the call gate, so a `fork`
+//! (which waits at the gate) never copies it held.
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 use crate::error::{NcError, NcResult};
 
-/// Spare buffers kept per thread, and the sizes worth keeping: workers
-/// are gone at the end of each call with theirs, but the caller's thread
-/// keeps its spares between calls.
-const SPARES: usize = 4;
+/// The spare buffers kept, and the sizes worth keeping: at most
+/// [`SPARE_TOTAL`] bytes in all stay allocated between calls.
+const SPARES: usize = 16;
 const SPARE_MIN: usize = 64 << 10;
 const SPARE_MAX: usize = 16 << 20;
+const SPARE_TOTAL: usize = 32 << 20;
 
-thread_local! {
-    static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
-}
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
-/// Hand back a buffer this thread is done with, for reuse.
+/// Hand back a buffer that is done with, for reuse.
 pub fn recycle(buf: Vec<u8>) {
     if !(SPARE_MIN..=SPARE_MAX).contains(&buf.capacity()) {
         return;
     }
-    SPARE.with(|spare| {
-        if let Ok(mut spare) = spare.try_borrow_mut() {
-            if spare.len() == SPARES {
-                spare.remove(0);
-            }
-            spare.push(buf);
+    let _inside = crate::gate::enter();
+    let mut evicted = Vec::new();
+    if let Ok(mut spare) = SPARE.lock() {
+        // The oldest make room (freed once the lock is let go).
+        let mut held: usize = spare.iter().map(Vec::capacity).sum();
+        while !spare.is_empty() && (spare.len() == SPARES || held + buf.capacity() > SPARE_TOTAL) {
+            let oldest = spare.remove(0);
+            held -= oldest.capacity();
+            evicted.push(oldest);
         }
-    });
+        spare.push(buf);
+    }
+    drop(evicted);
 }
 
 /// A spare buffer with room for `n` bytes, not much more, emptied.
@@ -45,13 +55,12 @@ fn spare(n: usize) -> Option<Vec<u8>> {
     if n < SPARE_MIN {
         return None;
     }
-    SPARE.with(|spare| {
-        let mut spare = spare.try_borrow_mut().ok()?;
-        let at = spare.iter().position(|b| b.capacity() >= n && b.capacity() / 2 <= n)?;
-        let mut buf = spare.swap_remove(at);
-        buf.clear();
-        Some(buf)
-    })
+    let _inside = crate::gate::enter();
+    let mut spare = SPARE.lock().ok()?;
+    let at = spare.iter().rposition(|b| b.capacity() >= n && b.capacity() / 2 <= n)?;
+    let mut buf = spare.swap_remove(at);
+    buf.clear();
+    Some(buf)
 }
 
 /// An empty vector with room for `n` bytes.
@@ -121,15 +130,25 @@ mod tests {
 
     #[test]
     fn recycled_buffers_come_back_cleared() {
-        let mut used = zeroed(100_000).unwrap();
+        // Sizes no other test uses (the spares are the process's, and
+        // tests run at once).
+        let mut used = zeroed(12_345_677).unwrap();
         used.fill(7);
         let at = used.as_ptr();
         recycle(used);
-        let again = zeroed(99_000).unwrap();
+        let again = zeroed(12_345_000).unwrap();
         assert_eq!(again.as_ptr(), at, "reused");
-        assert!(again.len() == 99_000 && again.iter().all(|&b| b == 0));
+        assert!(again.len() == 12_345_000 && again.iter().all(|&b| b == 0));
         recycle(again);
-        assert!(with_capacity(40_000).unwrap().capacity() < 99_000, "not twice too big");
-        assert!(with_capacity(90_000).unwrap().is_empty());
+        assert!(with_capacity(40_000).unwrap().capacity() < 12_345_000, "too small to be kept");
+        assert!(with_capacity(12_345_600).unwrap().is_empty());
+
+        // Bounded (in the same test: it empties the spares).
+        for _ in 0..3 * SPARES {
+            recycle(Vec::with_capacity(SPARE_MAX));
+        }
+        let spare = SPARE.lock().unwrap();
+        assert!(spare.len() <= SPARES);
+        assert!(spare.iter().map(Vec::capacity).sum::<usize>() <= SPARE_TOTAL);
     }
 }

@@ -25,10 +25,7 @@ pub fn load_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize]) -> NcResu
             InnerChunk::At { offset, len } => Some(store.get_range(&key, offset, len)?.ok_or(NcError::ENCZARR)?),
         }
     } else if layout.chain.is_empty() && !layout.text.is_vlen() {
-        let key = layout.chunk_key(idx);
-        let mut data = crate::buffers::zeroed(stored_bytes)?;
-        let found = store.read_into_exact(&key, stored_bytes as u64, &mut [(0, &mut data[..])])?;
-        found.then_some(data)
+        store.get_exact(&layout.chunk_key(idx), stored_bytes)?
     } else {
         store.get(&layout.chunk_key(idx))?
     };

@@ -514,6 +514,27 @@ impl Zmap for FileMap {
         }
     }
 
+    /// Read straight into a buffer of the right size, not zeroed first
+    /// (`read_to_end` fills its spare room), its length checked first.
+    fn get_exact(&self, key: &str, size: usize) -> NcResult<Option<Vec<u8>>> {
+        let Some(file) = self.open_object(key)? else { return Ok(None) };
+        let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        if meta.len() != size as u64 {
+            return Err(NcError::ENCZARR);
+        }
+        let mut data = crate::buffers::with_capacity(size)?;
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, size as u64), &mut data)
+            .map_err(|e| NcError::from_io(&e))?;
+        // Cut short since its length was read: changed under us.
+        if data.len() != size {
+            return Err(NcError::ENCZARR);
+        }
+        Ok(Some(data))
+    }
+
     fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
         Ok(self.get_ranges(key, &[(offset, len)])?.and_then(|mut r| r.pop()))
     }

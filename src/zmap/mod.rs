@@ -73,6 +73,16 @@ pub trait Zmap: Send + Sync {
         Ok(true)
     }
 
+    /// A raw chunk: the object under `key`, which must be exactly `size`
+    /// bytes long (one of any other length is NC_ENCZARR, and is not
+    /// read); `None` when there is none. Drivers that can read into
+    /// memory nobody initialised first override this default.
+    fn get_exact(&self, key: &str, size: usize) -> NcResult<Option<Vec<u8>>> {
+        let mut data = crate::buffers::zeroed(size)?;
+        let found = self.read_into_exact(key, size as u64, &mut [(0, &mut data[..])])?;
+        Ok(found.then_some(data))
+    }
+
     /// [`Zmap::read_into`] for an object that must be exactly `size` bytes
     /// long (a raw chunk): one of any other length is NC_ENCZARR, and then
     /// nothing is read into the buffers. Drivers that can learn an

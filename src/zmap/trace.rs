@@ -148,6 +148,14 @@ impl Zmap for Traced {
         )
     }
 
+    fn get_exact(&self, key: &str, size: usize) -> NcResult<Option<Vec<u8>>> {
+        self.traced(
+            format_args!("get {key}"),
+            || self.inner.get_exact(key, size),
+            |found| found.as_ref().map_or(0, Vec::len),
+        )
+    }
+
     fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
         self.traced(format_args!("put {key}"), || self.inner.put(key, data), |_| data.len())
     }
