@@ -279,7 +279,10 @@ pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
 /// Write several chunks, [`Zmap::concurrency`] at a time.
 pub fn store_all(store: &dyn Zmap, layout: &VarLayout, chunks: Vec<DirtyChunk>) -> NcResult<()> {
     let borrowed: Vec<(&[usize], &[u8])> = chunks.iter().map(|(idx, data)| (&idx[..], &data[..])).collect();
-    store_chunks(store, layout, &borrowed)
+    let stored = store_chunks(store, layout, &borrowed);
+    drop(borrowed);
+    chunks.into_iter().for_each(|(_, data)| crate::buffers::recycle(data));
+    stored
 }
 
 /// Write several chunks of one variable, [`Zmap::concurrency`] at a

@@ -128,17 +128,17 @@ unsafe fn store_whole(
     let store = ds.store.as_ref();
     let threads = store.concurrency().min(batch_len(layout));
     let chunk_bytes = layout.chunk_bytes();
-    let range_errors = crate::workers::map_with(parts, threads, Vec::new, |chunk: &mut Vec<u8>, part| {
+    let range_errors = crate::workers::map_with(parts, threads, Spare::default, |spare: &mut Spare, part| {
+        let chunk = &mut spare.0;
         if inside_shape(layout, &part.idx) {
             // Every byte is about to be set: what the buffer held (its
             // last chunk) is never seen.
             if chunk.len() != chunk_bytes {
-                chunk.clear();
-                chunk.try_reserve_exact(chunk_bytes).map_err(|_| NcError::ENOMEM)?;
-                chunk.resize(chunk_bytes, 0);
+                crate::buffers::recycle(std::mem::take(chunk));
+                *chunk = crate::buffers::zeroed(chunk_bytes)?;
             }
         } else {
-            *chunk = layout.fill_chunk()?;
+            crate::buffers::recycle(std::mem::replace(chunk, layout.fill_chunk()?));
         }
         // SAFETY: `values` holds the selection (our contract); the part
         // is one of its chunk parts.
@@ -147,6 +147,16 @@ unsafe fn store_whole(
         Ok(range_error)
     })?;
     Ok(range_errors.into_iter().any(|e| e))
+}
+
+/// A worker's chunk buffer, handed back for reuse when the worker is done.
+#[derive(Default)]
+struct Spare(Vec<u8>);
+
+impl Drop for Spare {
+    fn drop(&mut self) {
+        crate::buffers::recycle(std::mem::take(&mut self.0));
+    }
 }
 
 /// One batch of the cached route (see the module's notes).
