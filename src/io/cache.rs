@@ -57,11 +57,19 @@ pub struct ChunkCache {
     entries: HashMap<Vec<usize>, Entry>,
     bytes: usize,
     clock: u64,
+    /// Every chunk this handle has written to, cached or stored (`None`
+    /// once there were too many to remember): of a variable it defined,
+    /// the only chunks storage can hold.
+    written: Option<std::collections::HashSet<Vec<usize>>>,
 }
+
+/// Most chunks [`ChunkCache::note_written`] remembers (about 100 MB of
+/// indexes at rank 3); past it a write reads chunks it may not need to.
+const MOST_REMEMBERED: usize = 1 << 20;
 
 impl ChunkCache {
     pub fn new(settings: CacheSettings) -> ChunkCache {
-        ChunkCache { settings, entries: HashMap::new(), bytes: 0, clock: 0 }
+        ChunkCache { settings, entries: HashMap::new(), bytes: 0, clock: 0, written: Some(Default::default()) }
     }
 
     /// Would a chunk of this size fit at all?
@@ -92,6 +100,22 @@ impl ChunkCache {
             e.dirty = true;
             &mut e.data
         })
+    }
+
+    /// Remember that this handle wrote to a chunk.
+    pub fn note_written(&mut self, idx: &[usize]) {
+        if let Some(written) = &mut self.written {
+            if written.len() >= MOST_REMEMBERED {
+                self.written = None;
+            } else if !written.contains(idx) {
+                written.insert(idx.to_vec());
+            }
+        }
+    }
+
+    /// Has this handle certainly never written to this chunk?
+    pub fn never_written(&self, idx: &[usize]) -> bool {
+        self.written.as_ref().is_some_and(|w| !w.contains(idx))
     }
 
     /// Take a chunk out (to change it off the dataset's lock, or because

@@ -76,7 +76,10 @@ pub(super) unsafe fn write_chunks(
             // Few enough to cache: as any other part.
             (Vec::new(), whole.into_iter().chain(partial).collect())
         };
-    whole.iter().for_each(|p| drop(cache.take(&p.idx)));
+    whole.iter().for_each(|p| {
+        drop(cache.take(&p.idx));
+        cache.note_written(&p.idx);
+    });
     let threads = copy_threads(sel, &layout);
     // SAFETY: our contract, passed on.
     let mut range_error = unsafe { store_whole(ds, &layout, sel, &whole, mem_type, &values) }?;
@@ -175,29 +178,28 @@ unsafe fn change_batch(
     values: &CallerValues,
     threads: usize,
 ) -> NcResult<bool> {
+    let fresh = ds.model.var(grp, varid)?.fresh;
     let Dataset { store, caches, .. } = ds;
     let store = store.as_ref();
     let cache: &mut ChunkCache = caches.get_mut(&(grp, varid as usize)).ok_or(NcError::EINTERNAL)?;
+    // Of a variable this handle defined, a chunk it never wrote is not
+    // stored: made of fill, not read (a request each, on S3).
+    let stored = |cache: &ChunkCache, idx: &[usize]| !(fresh && cache.never_written(idx));
     // The batch's chunks leave the cache while they change (each part is
     // of a different chunk); until they are back, an error must not lose
     // the unwritten data some of them hold.
     let mut chunks: Vec<Option<Vec<u8>>> = parts.iter().map(|p| cache.take(&p.idx)).collect();
     let from_cache: Vec<bool> = chunks.iter().map(Option::is_some).collect();
+    let read_first: Vec<bool> =
+        parts.iter().zip(&chunks).map(|(p, c)| c.is_none() && !p.covers_chunk && stored(cache, &p.idx)).collect();
+    parts.iter().for_each(|p| cache.note_written(&p.idx));
     let changed = (|| {
-        let missing: Vec<Vec<usize>> = parts
-            .iter()
-            .zip(&chunks)
-            .filter(|(p, c)| c.is_none() && !p.covers_chunk)
-            .map(|(p, _)| p.idx.clone())
-            .collect();
+        let missing: Vec<Vec<usize>> =
+            parts.iter().zip(&read_first).filter(|(_, read)| **read).map(|(p, _)| p.idx.clone()).collect();
         let mut loaded = load_chunks(store, layout, &missing)?.into_iter();
-        for (part, chunk) in parts.iter().zip(chunks.iter_mut()) {
+        for ((chunk, read), _) in chunks.iter_mut().zip(&read_first).zip(parts) {
             if chunk.is_none() {
-                *chunk = Some(if part.covers_chunk {
-                    layout.fill_chunk()?
-                } else {
-                    loaded.next().ok_or(NcError::EINTERNAL)?
-                });
+                *chunk = Some(if *read { loaded.next().ok_or(NcError::EINTERNAL)? } else { layout.fill_chunk()? });
             }
         }
         let work: Vec<(&ChunkPart, Mutex<&mut Vec<u8>>)> =

@@ -66,6 +66,10 @@ pub struct Var {
     pub created: bool,
     /// Set once data has been written: `_FillValue` can no longer change.
     pub written: bool,
+    /// Defined by this handle (not read from storage): its key prefix is
+    /// emptied at its first commit, so a chunk this handle never wrote is
+    /// not stored and need not be read before a partial write.
+    pub fresh: bool,
     /// Key prefix of its objects as last written to storage, if ever.
     pub stored_path: Option<String>,
     /// For NC_STRING variables read from storage: the fixed string width
@@ -408,6 +412,7 @@ impl Model {
             endianness: HOST_ENDIANNESS,
             created: false,
             written: false,
+            fresh: true,
             stored_path: None,
             string_width: None,
             utf32: None,

@@ -588,6 +588,7 @@ impl Reader<'_> {
             endianness: if matches!(dtype.xtype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { dtype.endianness },
             created: true,
             written: false,
+            fresh: false,
             stored_path: Some(vkey),
             string_width: (dtype.xtype == NC_STRING && !vlen).then_some(dtype.width),
             utf32: dtype.utf32.then_some(dtype.endianness == NC_ENDIAN_BIG),

@@ -361,6 +361,7 @@ impl Reader<'_> {
             endianness: if matches!(ty.xtype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { endianness },
             created: true,
             written: false,
+            fresh: false,
             stored_path: Some(vkey),
             string_width: match ty.text {
                 Some(FixedText::Utf32(n) | FixedText::Bytes(n)) => Some(n),
