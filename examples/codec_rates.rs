@@ -82,7 +82,8 @@ fn main() {
         ("blosc_lz4", vec![json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0})]),
         ("blosc_zstd", vec![json!({"id": "blosc", "cname": "zstd", "clevel": 5, "shuffle": 1, "blocksize": 0})]),
     ];
-    let var = VarInfo { xtype: 5, chunks: vec![shape.0 as usize, shape.1 as usize, shape.2 as usize], ..Default::default() };
+    let var =
+        VarInfo { xtype: 5, chunks: vec![shape.0 as usize, shape.1 as usize, shape.2 as usize], ..Default::default() };
     for (name, spec) in codecs {
         let chain = match Chain::from_json(&spec, 4, &var) {
             Ok(c) => c,
