@@ -3,11 +3,23 @@
  *   machine memcpy [MiB]           copy bandwidth of one core, MiB-sized buffers
  *   machine pagecache FILE [MiB]   write FILE, read it once to cache it, then
  *                                  time a second read (warm page cache)
+ *   machine pagewrite DIR [MiB] [trials]
+ *                                  page-cache write rate of new files: MiB
+ *                                  (default 512) as 2 MiB files, each created,
+ *                                  written in one write(2) and closed, by one
+ *                                  thread and by two threads each writing
+ *                                  half; trials alternate 1 and 2 threads,
+ *                                  the files are unlinked after each (not
+ *                                  timed); nothing is synced. Prints
+ *                                  "pagecache_write_Nt MEDIAN MIN MAX TRIALS"
+ *                                  (GB/s): throttled writeback makes single
+ *                                  trials noisy, so the spread is shown.
  *
  * Prints "name value unit" lines; GB/s counts 1e9 bytes moved per second
  * (bytes copied, not read + written). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +89,80 @@ static int bench_pagecache(const char *path, size_t mib) {
     return 0;
 }
 
+/* One writer's share of a pagewrite trial: files [first, first + count). */
+struct writer {
+    const char *dir;
+    const char *buf;
+    size_t file_bytes;
+    int first, count, failed;
+};
+
+static void *write_files(void *arg) {
+    struct writer *w = arg;
+    char path[4096];
+    for (int i = w->first; i < w->first + w->count; i++) {
+        snprintf(path, sizeof path, "%s/pw.%05d", w->dir, i);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, w->buf, w->file_bytes) != (ssize_t)w->file_bytes) { w->failed = 1; }
+        if (fd >= 0) close(fd);
+        if (w->failed) { perror(path); break; }
+    }
+    return NULL;
+}
+
+/* Seconds to write nfiles new files of file_bytes with nthreads threads. */
+static double write_trial(const char *dir, const char *buf, size_t file_bytes, int nfiles, int nthreads) {
+    struct writer w[2];
+    pthread_t th[2];
+    int per = nfiles / nthreads, failed = 0;
+    double t0 = now();
+    for (int k = 0; k < nthreads; k++) {
+        w[k] = (struct writer){dir, buf, file_bytes, k * per, k == nthreads - 1 ? nfiles - k * per : per, 0};
+        if (pthread_create(&th[k], NULL, write_files, &w[k])) { perror("pthread_create"); return -1; }
+    }
+    for (int k = 0; k < nthreads; k++) {
+        pthread_join(th[k], NULL);
+        failed |= w[k].failed;
+    }
+    double sec = now() - t0;
+    char path[4096];
+    for (int i = 0; i < nfiles; i++) {
+        snprintf(path, sizeof path, "%s/pw.%05d", dir, i);
+        unlink(path);
+    }
+    return failed ? -1 : sec;
+}
+
+static int bench_pagewrite(const char *dir, size_t mib, int trials) {
+    size_t file_bytes = 2u << 20;
+    int nfiles = (int)(mib / 2);
+    char *buf = malloc(file_bytes);
+    if (!buf || nfiles < 2 || trials < 1 || trials > 64) { fprintf(stderr, "pagewrite: bad arguments\n"); return 1; }
+    for (size_t i = 0; i < file_bytes; i++) buf[i] = (char)(i * 7u + 3);
+    double rate[2][64];
+    if (write_trial(dir, buf, file_bytes, nfiles, 2) < 0) return 1; /* warm-up, not counted */
+    for (int r = 0; r < trials; r++)
+        for (int k = 0; k < 2; k++) {
+            double sec = write_trial(dir, buf, file_bytes, nfiles, k + 1);
+            if (sec < 0) return 1;
+            rate[k][r] = (double)nfiles * file_bytes / sec / 1e9;
+        }
+    for (int k = 0; k < 2; k++) {
+        qsort(rate[k], trials, sizeof(double), cmp_double);
+        double med = trials % 2 ? rate[k][trials / 2] : (rate[k][trials / 2 - 1] + rate[k][trials / 2]) / 2;
+        printf("pagecache_write_%dt %.2f %.2f %.2f %d\n", k + 1, med, rate[k][0], rate[k][trials - 1], trials);
+    }
+    free(buf);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "memcpy"))
         return bench_memcpy(argc >= 3 ? (size_t)atol(argv[2]) : 512);
     if (argc >= 3 && !strcmp(argv[1], "pagecache"))
         return bench_pagecache(argv[2], argc >= 4 ? (size_t)atol(argv[3]) : 1024);
-    fprintf(stderr, "usage: machine memcpy [MiB] | machine pagecache FILE [MiB]\n");
+    if (argc >= 3 && !strcmp(argv[1], "pagewrite"))
+        return bench_pagewrite(argv[2], argc >= 4 ? (size_t)atol(argv[3]) : 512, argc >= 5 ? atoi(argv[4]) : 5);
+    fprintf(stderr, "usage: machine memcpy [MiB] | machine pagecache FILE [MiB] | machine pagewrite DIR [MiB] [trials]\n");
     return 2;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The benchmarks as a correctness test of our library (make bench-smoke, part
-# of make test): the shared ncbench.c and ncz_bench.c built against LIBDIR
-# only, run on tiny cubes with edge chunks, in every storage mode and codec,
-# every workload, plus stores written by zarr-python (through the test venv)
-# read back. Each of these programs checks every value it reads. No timing
+# of make test): the shared ncbench.c and ncz_bench.c, and bench/ncz_write.c,
+# built against LIBDIR only, run on tiny cubes with edge chunks, in every
+# storage mode and codec, every workload (the C programs also with
+# bench/numpy_alloc.so preloaded, as bench/run runs them), plus stores
+# written by zarr-python (through the test venv) read back. Each of these programs checks every value it reads. No timing
 # is judged here: bench/run measures.
 #
 # Usage: bench/smoke.sh LIBDIR
@@ -103,6 +104,36 @@ run_ncz_writes() {
     ncz_case meta_open meta_open "file://$work/meta#mode=nczarr,file" nvar=40 natt=4
 }
 
+# bench/ncz_write.c: every codec and write workload (it checks the filter
+# and reads every value back itself), then read by ncz_bench; once more
+# with numpy_alloc.so preloaded (as bench/run runs the C programs), which
+# must change nothing but the buffers' page size.
+run_ncz_write() {
+    local codec wl url out
+    for codec in zstd3 blosc_lz4 blosc_zstd; do
+        for wl in write_full write_steps write_blocks; do
+            url="file://$work/nw.$codec.$wl#mode=nczarr,file"
+            out=$work/nw.$codec.$wl.out
+            if "$work/bin/ncz_write" "$wl" "$url" codec="$codec" "${NCZ_KEYS[@]}" >"$out" 2>&1 &&
+                json_lines_ok "$out" 1; then
+                pass
+            else
+                fail "ncz_write $wl codec=$codec" "$out"
+            fi
+            ncz_case "nw.$codec.$wl.read_full" read_full "$url"
+        done
+    done
+    out=$work/numpy_alloc.out
+    url="file://$work/na#mode=nczarr,file"
+    if LD_PRELOAD=$work/bin/numpy_alloc.so NUMPY_ALLOC_VERBOSE=1 "$work/bin/ncz_write" write_full "$url" \
+        codec=blosc_lz4 NT=40 NY=128 NX=256 ct=8 cy=64 cx=64 reps=1 >"$out" 2>&1 &&
+        json_lines_ok "$out" 1 && grep -q '^numpy_alloc: [1-9][0-9]* allocations' "$out"; then
+        pass
+    else
+        fail "ncz_write under numpy_alloc.so (a 5 MiB buffer advised)" "$out"
+    fi
+}
+
 # Zarr v2 stores as zarr-python writes them (zarr_bench.py gen, with our
 # blosc_zstd addition), read by every read workload through mode=zarr.
 run_zarr_python_stores() {
@@ -134,8 +165,11 @@ main() {
     mkdir -p "$work/bin"
     compile_ours "$shared/ncbench.c" "$work/bin/ncbench" "$libdir"
     compile_ours "$shared/ncz_bench.c" "$work/bin/ncz_bench" "$libdir"
+    compile_ours "$root/bench/ncz_write.c" "$work/bin/ncz_write" "$libdir"
+    cc -O2 -shared -fPIC "$root/bench/numpy_alloc.c" -o "$work/bin/numpy_alloc.so"
     run_ncbench
     run_ncz_writes
+    run_ncz_write
     run_zarr_python_stores
     echo "bench-smoke: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shared zarr_bench.py (shared/bench), run unchanged, with three additions.
+"""The shared zarr_bench.py (shared/bench), run unchanged, with four additions.
 
     zarr_bench_ext.py ARGS...      same commands and arguments as zarr_bench.py
 
@@ -14,6 +14,10 @@
    same float32 values), and a whole-cube check compares block by block
    without ever holding the expected cube.
 3. The implementation's modules are imported before the first timed rep.
+4. zstd3 writes by tensorstore: numcodecs' Zstd config carries
+   "checksum": false, which tensorstore's zarr driver rejects as an extra
+   member; for tensorstore's writes the zstd3 codec leaves a false checksum
+   out of its config (as zarr-python leaves it out of the .zarray it writes).
 
 Where zarr_bench.py lives: $ZARR_BENCH_DIR, else ../../shared/bench from here.
 """
@@ -32,7 +36,21 @@ _codec_v2 = zb.codec_v2
 _do_read = zb.do_read
 
 
+TENSORSTORE_WRITE = False  # set in __main__
+
+
 def codec_v2(name):
+    if name == "zstd3" and TENSORSTORE_WRITE:
+        import numcodecs
+
+        class Zstd(numcodecs.Zstd):
+            def get_config(self):
+                config = super().get_config()
+                if not config.get("checksum", True):
+                    del config["checksum"]
+                return config
+
+        return Zstd(level=3), None
     if name == "blosc_zstd":
         import numcodecs
         return numcodecs.Blosc(cname="zstd", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE), None
@@ -129,5 +147,6 @@ zb.field = lean_field
 zb.do_read = do_read
 
 if __name__ == "__main__":
+    TENSORSTORE_WRITE = sys.argv[1:2] == ["write"] and "tensorstore" in sys.argv
     preload(sys.argv)
     zb.main()
