@@ -14,6 +14,11 @@
  *                                  "pagecache_write_Nt MEDIAN MIN MAX TRIALS"
  *                                  (GB/s): throttled writeback makes single
  *                                  trials noisy, so the spread is shown.
+ *   machine generate NT NY NX      the time ncz_bench's write_steps spends
+ *                                  making its values (its analytic field,
+ *                                  one NY x NX time step at a time into one
+ *                                  buffer), inside its timing: median of 5,
+ *                                  "generate_steps MS ms"
  *
  * Prints "name value unit" lines; GB/s counts 1e9 bytes moved per second
  * (bytes copied, not read + written). */
@@ -24,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdint.h>
 #include <unistd.h>
 
 static double now(void) {
@@ -156,6 +162,38 @@ static int bench_pagewrite(const char *dir, size_t mib, int trials) {
     return 0;
 }
 
+/* ncz_bench's analytic field (the formula is the benchmark's, so that the
+ * time measured is the time write_steps spends on it). */
+static inline float field(uint32_t t, uint32_t y, uint32_t x) {
+    uint32_t h = (t * 73856093u) ^ (y * 19349663u) ^ (x * 83492791u);
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    uint32_t base = ((y * y) >> 6) + (x >> 2) + t;
+    return (float)base * 0.25f + (float)(h & 0xFFu) * (1.0f / 1024.0f);
+}
+
+static int bench_generate(size_t nt, size_t ny, size_t nx) {
+    float *b = malloc(ny * nx * sizeof *b);
+    if (!b) return 1;
+    double times[5];
+    volatile float sink = 0;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+        for (size_t t = 0; t < nt; t++) {
+            size_t i = 0;
+            for (size_t y = 0; y < ny; y++)
+                for (size_t x = 0; x < nx; x++) b[i++] = field((uint32_t)t, (uint32_t)y, (uint32_t)x);
+            sink += b[t % (ny * nx)];
+        }
+        times[r] = now() - t0;
+    }
+    qsort(times, 5, sizeof times[0], cmp_double);
+    printf("generate_steps %.1f ms\n", times[2] * 1e3);
+    free(b);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "memcpy"))
         return bench_memcpy(argc >= 3 ? (size_t)atol(argv[2]) : 512);
@@ -163,6 +201,9 @@ int main(int argc, char **argv) {
         return bench_pagecache(argv[2], argc >= 4 ? (size_t)atol(argv[3]) : 1024);
     if (argc >= 3 && !strcmp(argv[1], "pagewrite"))
         return bench_pagewrite(argv[2], argc >= 4 ? (size_t)atol(argv[3]) : 512, argc >= 5 ? atoi(argv[4]) : 5);
-    fprintf(stderr, "usage: machine memcpy [MiB] | machine pagecache FILE [MiB] | machine pagewrite DIR [MiB] [trials]\n");
+    if (argc >= 5 && !strcmp(argv[1], "generate"))
+        return bench_generate((size_t)atol(argv[2]), (size_t)atol(argv[3]), (size_t)atol(argv[4]));
+    fprintf(stderr, "usage: machine memcpy [MiB] | machine pagecache FILE [MiB] | machine pagewrite DIR [MiB] [trials]"
+                    " | machine generate NT NY NX\n");
     return 2;
 }

@@ -274,7 +274,7 @@ def read_limits(raw):
     for line in read_text(os.path.join(raw, "limits.txt")).splitlines():
         f = line.split()
         try:
-            if f[:1] == ["memcpy"] or f[:1] == ["pagecache_read"]:
+            if f[:1] in (["memcpy"], ["pagecache_read"], ["generate_steps"]):
                 lim[f[0]] = float(f[1])
             elif f and f[0].startswith("pagecache_write_") and len(f) >= 5:
                 lim["pw" + f[0][len("pagecache_write_")]] = (float(f[1]), float(f[2]), float(f[3]), int(f[4]))
@@ -296,6 +296,9 @@ def limits_section(doc, lim):
         rows.append(["memcpy, one core, 512 MiB", f"{lim['memcpy']:.2f} GB/s", "", ""])
     if "pagecache_read" in lim:
         rows.append(["read(2) of a cached 1 GiB file, 8 MiB reads", f"{lim['pagecache_read']:.2f} GB/s", "", ""])
+    if "generate_steps" in lim:
+        rows.append(["ncz_bench write_steps' own making of its values (inside its timing), median of 5",
+                     f"{lim['generate_steps']:.0f} ms", "", ""])
     for n in ("1", "2"):
         if "pw" + n in lim:
             med, lo, hi, trials = lim["pw" + n]
@@ -399,17 +402,26 @@ def limit_of(wl, codec, lim, cube_bytes):
     return cube_bytes / (2 * rate * 1e9), f"2 x our {'decode' if wl == 'read_full' else 'encode'}", True
 
 
-def full_checks(wl, codec, runs, o, ours_write_full, caller_mb, lim_sec):
+def full_checks(wl, codec, runs, o, ours_write_full, caller_mb, lim_sec, lim_gen_sec=None):
     """Targets 2 and 3 of a cell (target 1 is best_cells'), with the text shown."""
     checks = []
     if lim_sec is not None:
         checks.append(("limit", None if not ok(o) else o.sec <= 1.25 * lim_sec))
     if wl == "write_steps" and ok(o):
         steps = o.sec / ours_write_full.sec if ok(ours_write_full) else None
+        # write_steps times the benchmark's own making of each step's
+        # values too (write_full makes them before its timing starts):
+        # judged without it, and both shown.
+        gen = lim_gen_sec
+        net = (o.sec - gen) / ours_write_full.sec if ok(ours_write_full) and gen is not None else None
         over = o.rss * 1.048576 - caller_mb  # maxrss_MB is MiB
-        checks.append(("steps", None if steps is None else steps <= 1.2))
+        judged = net if net is not None else steps
+        checks.append(("steps", None if judged is None else judged <= 1.2))
         checks.append(("memory", over < 100))
-        return checks, (f"{steps:.2f}x write_full, " if steps else "") + f"{over:+.0f} MB over buffers"
+        text = f"{steps:.2f}x write_full" if steps else ""
+        if net is not None:
+            text += f" ({net:.2f}x without its {gen * 1e3:.0f} ms of making values)"
+        return checks, (text + ", " if text else "") + f"{over:+.0f} MB over buffers"
     if wl == "meta_create":
         r = ratio(runs.get("c490"), o)
         checks.append(("4.9.0", None if r is None else r >= 1.0))
@@ -430,8 +442,9 @@ def full_rows(raw, workloads, codecs, failures, scale, lim):
             best, vs, aim, check1 = best_cells(runs, PEERS, o)
             limit = limit_of(wl, codec, lim, cube_bytes)
             judged_limit = limit[0] if limit and limit[2] else None
+            gen = lim.get("generate_steps")
             checks, extra = full_checks(wl, codec, runs, o, load_full(raw, "write_full", codec, "ours"),
-                                        caller_steps_mb, judged_limit)
+                                        caller_steps_mb, judged_limit, None if gen is None else gen / 1e3)
             if limit is None:
                 lim_cell = lim_ratio = ""
             else:
@@ -547,7 +560,9 @@ TARGETS = [
     "the cube's bytes / (2 x the one-core rate of our codec backend: decode for reads, encode for writes); "
     "the uncompressed full write within 1.25x of the cube's bytes / the two-thread new-file page-cache "
     "write rate (`limit`). The uncompressed full read shows one thread's page-cache read, not judged.",
-    "3. write_steps at most 1.2x write_full of the same codec (`steps`) and peak memory under 100 MB "
+    "3. write_steps at most 1.2x write_full of the same codec (`steps`; write_steps' time less the "
+    "benchmark's own making of its values, which ncz_bench times inside write_steps only, measured in "
+    "the machine limits) and peak memory under 100 MB "
     "beyond the caller's buffers (`memory`; here: one time step, the part of its buffer write_steps "
     "fills); meta_create at least even with netcdf-c 4.9.0 (`4.9.0`).",
 ]

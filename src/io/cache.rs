@@ -142,9 +142,21 @@ impl ChunkCache {
         self.evict_to_fit()
     }
 
+    /// Evict what must go for `chunks` more chunks of `bytes` in all to
+    /// fit, before they are made (so the cache and the new chunks are
+    /// never in memory at once beyond the cache's bounds); returns the
+    /// dirty chunks evicted.
+    pub fn make_room(&mut self, chunks: usize, bytes: usize) -> Vec<DirtyChunk> {
+        self.evict_until(self.settings.size.saturating_sub(bytes), self.settings.nelems.saturating_sub(chunks))
+    }
+
     fn evict_to_fit(&mut self) -> Vec<DirtyChunk> {
+        self.evict_until(self.settings.size, self.settings.nelems)
+    }
+
+    fn evict_until(&mut self, size: usize, nelems: usize) -> Vec<DirtyChunk> {
         let mut out = Vec::new();
-        while self.bytes > self.settings.size || self.entries.len() > self.settings.nelems {
+        while !self.entries.is_empty() && (self.bytes > size || self.entries.len() > nelems) {
             let Some(oldest) = self.entries.iter().min_by_key(|(_, e)| e.last_use).map(|(k, _)| k.clone()) else {
                 break;
             };

@@ -81,9 +81,12 @@ pub(super) unsafe fn write_chunks(
         cache.note_written(&p.idx);
     });
     let threads = copy_threads(sel, &layout);
+    // A batch of the cached route holds no more than the cache does (it
+    // replaces what the cache evicts for it: see `change_batch`).
+    let cached_batch = batch_len(&layout, cache.settings.size);
     // SAFETY: our contract, passed on.
     let mut range_error = unsafe { store_whole(ds, &layout, sel, &whole, mem_type, &values) }?;
-    for batch in partial.chunks(batch_len(&layout)) {
+    for batch in partial.chunks(cached_batch) {
         // SAFETY: as above.
         range_error |= unsafe { change_batch(ds, grp, varid, &layout, sel, batch, mem_type, &values, threads) }?;
     }
@@ -97,9 +100,10 @@ fn assembled_directly(layout: &VarLayout) -> bool {
     layout.shards.is_none() && !layout.text.is_vlen()
 }
 
-/// How many chunks a batch holds.
-fn batch_len(layout: &VarLayout) -> usize {
-    (WRITE_BATCH_BYTES / layout.chunk_bytes().max(1)).max(1)
+/// How many chunks a batch of at most `bytes` (and [`WRITE_BATCH_BYTES`])
+/// holds: one at least.
+fn batch_len(layout: &VarLayout, bytes: usize) -> usize {
+    (bytes.min(WRITE_BATCH_BYTES) / layout.chunk_bytes().max(1)).max(1)
 }
 
 /// Threads for copying a write's values: the cores, unless it is small.
@@ -129,7 +133,7 @@ unsafe fn store_whole(
         return Ok(false);
     }
     let store = ds.store.as_ref();
-    let threads = store.concurrency().min(batch_len(layout));
+    let threads = store.concurrency().min(batch_len(layout, WRITE_BATCH_BYTES));
     let chunk_bytes = layout.chunk_bytes();
     let range_errors = crate::workers::map_with(parts, threads, Spare::default, |spare: &mut Spare, part| {
         let chunk = &mut spare.0;
@@ -190,6 +194,20 @@ unsafe fn change_batch(
     // the unwritten data some of them hold.
     let mut chunks: Vec<Option<Vec<u8>>> = parts.iter().map(|p| cache.take(&p.idx)).collect();
     let from_cache: Vec<bool> = chunks.iter().map(Option::is_some).collect();
+    // Room first: what the cache evicts for the batch is stored (and its
+    // buffers spare for the new chunks) before they are made.
+    if cache.can_hold(layout.chunk_bytes()) {
+        let coming = chunks.len();
+        let evicted = cache.make_room(coming, coming.saturating_mul(layout.chunk_bytes()));
+        if let Err(e) = store_all(store, layout, evicted) {
+            for ((part, chunk), _) in parts.iter().zip(chunks).zip(from_cache).filter(|(_, cached)| *cached) {
+                if let Some(chunk) = chunk {
+                    drop(cache.insert(part.idx.clone(), chunk, true));
+                }
+            }
+            return Err(e);
+        }
+    }
     let read_first: Vec<bool> =
         parts.iter().zip(&chunks).map(|(p, c)| c.is_none() && !p.covers_chunk && stored(cache, &p.idx)).collect();
     parts.iter().for_each(|p| cache.note_written(&p.idx));
