@@ -141,7 +141,7 @@ log "open: 500 variables x 10 attributes, $LAT ms per request"
 open_case() { # CASE CMD... ({endpoint} is the proxy's)
     local case=$1
     shift
-    run open "$TPY" "$root/bench/s3_open.py" "$E" "$LAT" "$case" -- "$@"
+    run open "$TPY" "$root/bench/s3_open.py" --runs "$REPS" "$E" "$LAT" "$case" -- "$@"
 }
 for mode in nczarr zarr nczarr,v3 zarr,v3; do
     key=s3bench/meta_${mode/,/_}.zarr
