@@ -568,6 +568,27 @@ TARGETS = [
 ]
 
 
+def s3_section(doc, raw):
+    """bench/s3_suite.sh's tables (RAWDIR/s3/s3_rows.json), as it wrote them;
+    returns failures (ours ERR or WRONG, anyone WRONG) as (impl, status, text)."""
+    path = os.path.join(raw, "s3", "s3_rows.json")
+    if not os.path.exists(path):
+        return []
+    failures = []
+    with open(path) as f:
+        for sec in json.load(f)["sections"]:
+            doc.title(sec["title"])
+            doc.para(sec["para"])
+            doc.table(sec["header"], sec["rows"])
+            for row in sec["rows"]:
+                for name, value in zip(sec["header"], row):
+                    if value in ("ERR", "WRONG", "UNCHECKED"):
+                        impl = "ours" if name in ("ours ms", "ms") else name
+                        failures.append((impl, "WRONG" if value == "WRONG" else "ERR",
+                                         f"S3 {row[0]} {row[1]}: {name} {value}"))
+    return failures
+
+
 def notes(doc, failures, meta):
     scale = dict(kv.split("=", 1) for kv in meta.get("scale", "").split() if "=" in kv)
     cube_mib = int(scale.get("NT", 256)) * int(scale.get("NY", 512)) * int(scale.get("NX", 1024)) * 4 / 2 ** 20
@@ -626,6 +647,7 @@ def main():
     limits_section(doc, lim)
     ncbench_section(doc, raw, failures)
     full_section(doc, raw, failures, meta, lim)
+    failures += s3_section(doc, raw)
     notes(doc, failures, meta)
     sys.stdout.write(doc.text())
     if md:
