@@ -19,6 +19,14 @@
 //! (nested maps once multiplied it: 64 chunk workers each fetching 64
 //! ranges at once).
 //!
+//! **CPU work takes a core's turn.** Storage work may use many threads
+//! (a remote store's requests in flight), but on a machine of N cores,
+//! more than N threads encoding or decoding at once only take turns
+//! badly. Work wrapped in [`cpu_bound`] waits for one of the call's N
+//! turns (the machine's cores), so a call with 64 uploads in flight
+//! encodes on as many threads as there are cores, and the others wait
+//! for a turn or for their requests.
+//!
 //! **A failed call stops.** After an item of a [`map`] fails, no further
 //! item of it (or of maps nested in it) starts, and work under it can ask
 //! [`cancelled`] (the S3 driver does, before each retry): a call that has
@@ -30,8 +38,8 @@
 
 use std::cell::Cell;
 use std::panic::AssertUnwindSafe;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use crate::error::{NcError, NcResult};
 
@@ -44,6 +52,15 @@ struct Scope {
     failed: AtomicBool,
     /// The run this one is nested in (null at the top of a call).
     parent: *const Scope,
+    /// The call's turns for CPU work ([`cpu_bound`]): in the outermost
+    /// run's frame, like `spare`.
+    cpu: *const Turns,
+}
+
+/// Turns for CPU work, one per core, shared by a call's threads.
+struct Turns {
+    free: Mutex<usize>,
+    freed: Condvar,
 }
 
 // SAFETY: the pointers lead to a `Scope` and an `AtomicUsize` in the
@@ -72,6 +89,45 @@ impl Scope {
 thread_local! {
     /// The run whose worker this thread is now executing (null: none).
     static CURRENT: Cell<*const Scope> = const { Cell::new(std::ptr::null()) };
+    /// This thread holds one of its call's CPU turns.
+    static HOLDS_TURN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run CPU work (encoding, decoding) in one of the call's turns, waiting
+/// for one if every core is busy with such work (see the module's
+/// notes). Outside a run, or inside another turn, it just runs.
+pub fn cpu_bound<R>(f: impl FnOnce() -> R) -> R {
+    let at = CURRENT.get();
+    if at.is_null() || HOLDS_TURN.get() {
+        return f();
+    }
+    // SAFETY: CURRENT is set only while its run executes on this thread,
+    // and the turns live in the outermost run's frame, which outlives it.
+    let turns = unsafe { &*(*at).cpu };
+    {
+        let Ok(mut free) = turns.free.lock() else { return f() };
+        while *free == 0 {
+            free = match turns.freed.wait(free) {
+                Ok(guard) => guard,
+                Err(_) => return f(),
+            };
+        }
+        *free -= 1;
+    }
+    /// Gives the turn back, also when `f` panics.
+    struct Release<'a>(&'a Turns);
+    impl Drop for Release<'_> {
+        fn drop(&mut self) {
+            HOLDS_TURN.set(false);
+            if let Ok(mut free) = self.0.free.lock() {
+                *free += 1;
+            }
+            self.0.freed.notify_one();
+        }
+    }
+    HOLDS_TURN.set(true);
+    let _release = Release(turns);
+    f()
 }
 
 /// Is the work this thread is doing part of a call that has already
@@ -121,6 +177,14 @@ impl Drop for Restore<'_> {
 fn run_scoped(limit: usize, wanted: usize, worker: &(dyn Fn(&Scope) + Sync)) {
     let parent = CURRENT.get();
     let top_budget;
+    let top_turns;
+    let cpu: *const Turns = if parent.is_null() {
+        top_turns = Turns { free: Mutex::new(crate::zmap::cpus()), freed: Condvar::new() };
+        &top_turns
+    } else {
+        // SAFETY: the parent run is executing (it is this thread's).
+        unsafe { (*parent).cpu }
+    };
     let (spare, spawned, caller_works) = if parent.is_null() {
         top_budget = AtomicUsize::new(limit);
         let threads = take(&top_budget, wanted);
@@ -130,7 +194,7 @@ fn run_scoped(limit: usize, wanted: usize, worker: &(dyn Fn(&Scope) + Sync)) {
         let spare = unsafe { &*(*parent).spare };
         (spare, take(spare, wanted.saturating_sub(1)), true)
     };
-    let scope = Scope { spare, failed: AtomicBool::new(false), parent };
+    let scope = Scope { spare, failed: AtomicBool::new(false), parent, cpu };
     let _restore = Restore { previous: parent, spare, extra: spawned };
     CURRENT.set(&scope);
     let scope_ref = &scope;
@@ -260,6 +324,21 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
             self.now.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    #[test]
+    fn cpu_work_takes_turns_of_the_cores() {
+        // 16 items on 8 threads: their CPU work never more than the
+        // cores at once, and a turn inside a turn runs at once.
+        let gauge = Gauge::new();
+        let items: Vec<usize> = (0..16).collect();
+        super::map(&items, 8, |_| {
+            super::cpu_bound(|| super::cpu_bound(|| gauge.hold()));
+            Ok(())
+        })
+        .unwrap();
+        assert!(gauge.peak.load(Ordering::SeqCst) <= crate::zmap::cpus());
+        assert_eq!(super::cpu_bound(|| 7), 7, "outside a run");
     }
 
     #[test]

@@ -58,6 +58,25 @@ pub struct CommitState {
     /// A commit started rewriting objects and did not finish: `nc_abort`
     /// cannot go back.
     objects_touched: bool,
+    /// The store was created empty by this handle, and these are the key
+    /// prefixes it has given groups and variables (stored, or moved from
+    /// or to) since: no other prefix can hold anything, so a new one need
+    /// not be emptied (on S3, a listing each).
+    fresh: Option<std::collections::HashSet<String>>,
+}
+
+/// Record key prefixes a fresh store's handle used.
+fn note_used<'a>(state: &mut CommitState, prefixes: impl IntoIterator<Item = &'a str>) {
+    if let Some(used) = &mut state.fresh {
+        used.extend(prefixes.into_iter().map(str::to_string));
+    }
+}
+
+/// Could anything be stored under `prefix`?
+fn maybe_holds(state: &CommitState, prefix: &str) -> bool {
+    let Some(used) = &state.fresh else { return true };
+    let under = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    used.iter().any(|u| under(u, prefix) || under(prefix, u))
 }
 
 /// Every metadata object of the model, children before the groups that
@@ -199,7 +218,7 @@ fn clear_new(model: &Model, store: &dyn Zmap, state: &mut CommitState) -> NcResu
     }
     // A new group's prefix covers its variables: one deletion does.
     let covered = |p: &String| prefixes.iter().any(|q| p.starts_with(&format!("{q}/")));
-    let prefixes: Vec<String> = prefixes.iter().filter(|p| !covered(p)).cloned().collect();
+    let prefixes: Vec<String> = prefixes.iter().filter(|p| !covered(p) && maybe_holds(state, p)).cloned().collect();
     crate::workers::map(&prefixes, store.concurrency(), |p| store.delete_prefix(p))?;
     prefixes.iter().for_each(|p| forget(state, p));
     Ok(())
@@ -217,6 +236,7 @@ fn forget(state: &mut CommitState, prefix: &str) {
 pub fn note_move(state: &mut CommitState, from: &str, to: &str) {
     forget(state, from);
     forget(state, to);
+    note_used(state, [from, to]);
     state.moves.push((from.to_string(), to.to_string()));
 }
 
@@ -262,6 +282,7 @@ pub fn write_new(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions, state
     if opts.consolidated && !opts.zarr_v3 {
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     }
+    state.fresh = Some(Default::default());
     finish(model, state, objects);
     Ok(())
 }
@@ -275,7 +296,13 @@ fn finish(model: &mut Model, state: &mut CommitState, objects: Vec<(String, Valu
         }
     }
     model.dirty = false;
-    *state = CommitState { written: Some(objects.into_iter().collect()), ..CommitState::default() };
+    let fresh = state.fresh.take();
+    *state = CommitState { written: Some(objects.into_iter().collect()), fresh, ..CommitState::default() };
+    let stored = model.groups.iter().flat_map(|g| {
+        g.stored_path.as_deref().into_iter().chain(g.vars.iter().filter_map(|v| v.stored_path.as_deref()))
+    });
+    let stored: Vec<String> = stored.map(str::to_string).collect();
+    note_used(state, stored.iter().map(String::as_str));
 }
 
 /// Commit the model's metadata (steps 2-5 above; the caller wrote and
@@ -363,6 +390,73 @@ mod tests {
     }
 
     const NC_GLOBAL_ID: i32 = crate::model::NC_GLOBAL;
+
+    /// A store that records the prefixes emptied.
+    struct CountingDeletes {
+        inner: crate::zmap::MemoryMap,
+        emptied: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl Zmap for CountingDeletes {
+        fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+            self.inner.get(key)
+        }
+        fn put(&self, key: &str, data: &[u8]) -> NcResult<()> {
+            self.inner.put(key, data)
+        }
+        fn delete(&self, key: &str) -> NcResult<()> {
+            self.inner.delete(key)
+        }
+        fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
+            self.inner.list(prefix)
+        }
+        fn delete_prefix(&self, prefix: &str) -> NcResult<()> {
+            self.emptied.lock().unwrap().push(prefix.to_string());
+            self.inner.delete_prefix(prefix)
+        }
+        fn destroy(&self) -> NcResult<()> {
+            self.inner.destroy()
+        }
+    }
+
+    fn emptied(store: &CountingDeletes) -> Vec<String> {
+        let mut e = std::mem::take(&mut *store.emptied.lock().unwrap());
+        e.sort();
+        e
+    }
+
+    #[test]
+    fn a_fresh_store_empties_only_prefixes_its_handle_used() {
+        let store = CountingDeletes { inner: crate::zmap::MemoryMap::new(), emptied: Default::default() };
+        let mut m = Model::new(true);
+        let mut state = CommitState::default();
+        write_new(&mut m, &store, &options(), &mut state).unwrap();
+        m.define_mode = true;
+        let x = m.def_dim(0, b"x", 4).unwrap() as i32;
+        m.def_var(0, b"a", NC_INT, &[x]).unwrap();
+        let g = m.def_grp(0, b"g").unwrap();
+        m.def_var(g, b"b", NC_INT, &[x]).unwrap();
+        write_dataset(&mut m, &store, &options(), &mut state).unwrap();
+        assert_eq!(emptied(&store), Vec::<String>::new(), "nothing could be there");
+
+        // `a` renamed to `c` (its objects moved), then a new `a`: the old
+        // name was used, so its prefix is emptied; a new `d` is not.
+        note_move(&mut state, "a", "c");
+        m.define_mode = true;
+        m.rename_var(0, 0, b"c").unwrap();
+        m.def_var(0, b"a", NC_INT, &[x]).unwrap();
+        m.def_var(0, b"d", NC_INT, &[x]).unwrap();
+        write_dataset(&mut m, &store, &options(), &mut state).unwrap();
+        assert_eq!(emptied(&store), vec!["a".to_string()]);
+
+        // A store this handle did not create: every new prefix is emptied.
+        let mut state = CommitState::default();
+        m.define_mode = true;
+        m.def_var(0, b"e", NC_INT, &[x]).unwrap();
+        m.def_var(g, b"f", NC_INT, &[x]).unwrap();
+        write_dataset(&mut m, &store, &options(), &mut state).unwrap();
+        assert_eq!(emptied(&store), vec!["e".to_string(), "g/f".to_string()]);
+    }
 
     #[test]
     fn write_then_read_gives_the_same_model() {

@@ -112,7 +112,7 @@ fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8
             let bytes = if layout.chain.is_empty() {
                 stored
             } else {
-                layout.chain.decode_up_to(&stored, max_vlen_chunk(layout.chunk_elems()))?
+                crate::workers::cpu_bound(|| layout.chain.decode_up_to(&stored, max_vlen_chunk(layout.chunk_elems())))?
             };
             let chunk = decode_vlen(&bytes, layout.chunk_elems())?;
             Ok(match &layout.perm {
@@ -129,7 +129,7 @@ fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8
             let mut data = if layout.chain.is_empty() {
                 stored
             } else {
-                let decoded = layout.chain.decode(&stored, stored_bytes)?;
+                let decoded = crate::workers::cpu_bound(|| layout.chain.decode(&stored, stored_bytes))?;
                 crate::buffers::recycle(stored);
                 decoded
             };
@@ -245,8 +245,13 @@ pub fn store_chunk(store: &dyn Zmap, layout: &VarLayout, idx: &[usize], data: &[
 }
 
 /// A chunk as stored: elements permuted, narrowed to halves and swapped
-/// as the variable stores them, strings serialized, then its filters.
+/// as the variable stores them, strings serialized, then its filters (in
+/// one of the call's CPU turns: see `workers::cpu_bound`).
 pub fn encode_chunk(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
+    crate::workers::cpu_bound(|| encode_now(layout, data))
+}
+
+fn encode_now(layout: &VarLayout, data: &[u8]) -> NcResult<Vec<u8>> {
     if layout.text.is_vlen() {
         let (table, text) = data.split_at(layout.chunk_bytes().min(data.len()));
         let table = match &layout.perm {
