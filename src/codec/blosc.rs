@@ -13,7 +13,8 @@
 //!
 //! Decoding supports blosclz, lz4, zlib and zstd inner codecs with byte,
 //! bit or no shuffle; snappy is NC_ENOFILTER. Encoding
-//! writes one unsplit block with lz4 (also for lz4hc), zlib or zstd.
+//! writes c-blosc's blocks with lz4 (liblz4, also for lz4hc), blosclz,
+//! zlib or zstd; bit shuffle as one unsplit block.
 
 use std::io::{Read, Write};
 
@@ -347,10 +348,22 @@ impl Blosc {
         Ok(out)
     }
 
+    /// LZ4's acceleration for the level, as c-blosc sets it (`10 -
+    /// clevel`; 1 for lz4hc, which c-blosc codes with LZ4-HC and this
+    /// encoder with plain LZ4 at its best).
+    fn lz4_acceleration(&self) -> i32 {
+        if self.cname == "lz4hc" { 1 } else { (10 - self.clevel).max(1) }
+    }
+
     fn inner_encode(&self, data: &[u8]) -> NcResult<(u8, Vec<u8>)> {
         Ok(match self.cname.as_str() {
             "blosclz" => (FORMAT_BLOSCLZ, blosclz_encode(data)),
-            "lz4" | "lz4hc" => (FORMAT_LZ4, lz4_flex::block::compress(data)),
+            "lz4" | "lz4hc" => {
+                let mut out = Vec::new();
+                let bound = super::contexts::lz4_bound(data.len());
+                super::contexts::lz4_encode_append(data, &mut out, bound, self.lz4_acceleration())?;
+                (FORMAT_LZ4, out)
+            }
             "zstd" => (FORMAT_ZSTD, super::contexts::zstd_encode(data, self.clevel)?),
             "zlib" => {
                 let level = flate2::Compression::new(self.clevel.clamp(0, 9) as u32);
@@ -376,13 +389,18 @@ impl Codec for Blosc {
         let splittable = matches!(format, FORMAT_BLOSCLZ | FORMAT_LZ4);
         let blocksize = block_size(self.clevel, typesize, data.len(), splittable);
         let nblocks = data.len().div_ceil(blocksize);
-        let mut out = crate::buffers::with_capacity(HEADER + 4 * nblocks + data.len() / 2)?;
+        // Room for the worst case before the frame is given up as
+        // incompressible (the data, one block more and every stream's
+        // length), so LZ4 streams are written in place, never moved.
+        let room = HEADER + 4 * nblocks + data.len() + blocksize + 4 * MAX_SPLITS;
+        let mut out = crate::buffers::with_capacity(room)?;
         let flags = (format << 5) | if byte_shuffle { DOSHUFFLE } else { 0 } | if splittable { 0 } else { DONT_SPLIT };
         out.extend_from_slice(&[2, 1, flags, typesize as u8]);
         out.extend_from_slice(&frame_u32(data.len())?);
         out.extend_from_slice(&frame_u32(blocksize)?);
         out.extend_from_slice(&[0; 4]); // the frame's size, once known
         out.resize(HEADER + 4 * nblocks, 0); // where each block starts
+        let accel = self.lz4_acceleration();
         let mut shuffled = if byte_shuffle { crate::buffers::zeroed(blocksize)? } else { Vec::new() };
         for (b, block) in data.chunks(blocksize).enumerate() {
             let start = frame_u32(out.len())?;
@@ -395,6 +413,22 @@ impl Codec for Blosc {
             };
             let nsplits = if splits(flags, typesize, blocksize, block.len()) { typesize } else { 1 };
             for stream in block.chunks(block.len() / nsplits) {
+                if format == FORMAT_LZ4 {
+                    // Straight into the frame, after its length; a stream
+                    // that does not shrink is stored as it is.
+                    let at = out.len();
+                    out.extend_from_slice(&[0; 4]);
+                    let max = stream.len() - 1;
+                    let n = match super::contexts::lz4_encode_append(stream, &mut out, max, accel)? {
+                        Some(n) => n,
+                        None => {
+                            out.extend_from_slice(stream);
+                            stream.len()
+                        }
+                    };
+                    out[at..at + 4].copy_from_slice(&frame_u32(n)?);
+                    continue;
+                }
                 let packed = self.inner_encode(stream)?.1;
                 // A stream that does not shrink is stored as it is: its
                 // length then equals the stream's, which says so.

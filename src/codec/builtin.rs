@@ -25,7 +25,8 @@ pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
         Some("fletcher32") => Box::new(Fletcher32),
         Some("bz2") => Box::new(Bz2 { level: level("level", 9).clamp(1, 9) as u32 }),
         Some("zstd") => Box::new(Zstd { level: level("level", 3) as i32 }),
-        Some("lz4") => Box::new(Lz4),
+        // numcodecs' LZ4 passes its `acceleration` (default 1) to liblz4.
+        Some("lz4") => Box::new(Lz4 { acceleration: level("acceleration", 1).clamp(1, 65537) as i32 }),
         // numcodecs' CRC32C (checksum last unless `location` says start,
         // as numcodecs 0.16 writes it); Zarr v3's `crc32c` is the same.
         Some("crc32c") => Box::new(Crc32c {
@@ -198,11 +199,18 @@ impl Codec for Zstd {
 }
 
 /// numcodecs LZ4: a little-endian u32 of the decoded size, then one block.
-struct Lz4;
+struct Lz4 {
+    acceleration: i32,
+}
 
 impl Codec for Lz4 {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        Ok(lz4_flex::block::compress_prepend_size(data))
+        let size = u32::try_from(data.len()).map_err(|_| NcError::EFILTER)?;
+        let bound = super::contexts::lz4_bound(data.len());
+        let mut out = crate::buffers::with_capacity(4 + bound)?;
+        out.extend_from_slice(&size.to_le_bytes());
+        super::contexts::lz4_encode_append(data, &mut out, bound, self.acceleration)?.ok_or(NcError::EFILTER)?;
+        Ok(out)
     }
 
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {

@@ -107,3 +107,37 @@ pub fn lz4_decode_exact(src: &[u8], out: &mut [u8]) -> NcResult<()> {
     let n = unsafe { lz4_sys::LZ4_decompress_safe(src.as_ptr().cast(), out.as_mut_ptr().cast(), src_len, out_len) };
     if n == out_len { Ok(()) } else { Err(NcError::EFILTER) }
 }
+
+/// Append one LZ4 block of `src` to `out` (liblz4's `LZ4_compress_fast`
+/// at acceleration `accel`, written straight into `out`'s spare room)
+/// when it takes at most `max` bytes: its length, or None, with nothing
+/// appended, when it does not fit (or `src` is beyond what LZ4 takes).
+pub fn lz4_encode_append(src: &[u8], out: &mut Vec<u8>, max: usize, accel: i32) -> NcResult<Option<usize>> {
+    let Ok(src_len) = i32::try_from(src.len()) else { return Ok(None) };
+    let max = max.min(i32::MAX as usize);
+    out.try_reserve(max).map_err(|_| NcError::ENOMEM)?;
+    let len = out.len();
+    // SAFETY: `src` is live for `src_len` bytes and `out` has room for
+    // `max` bytes past its length (reserved above); liblz4 writes at
+    // most `max` bytes there (0 when the block would not fit).
+    let n = unsafe {
+        lz4_sys::LZ4_compress_fast(
+            src.as_ptr().cast(),
+            out.as_mut_ptr().add(len).cast(),
+            src_len,
+            max as i32,
+            accel.max(1),
+        )
+    };
+    if n <= 0 {
+        return Ok(None);
+    }
+    // SAFETY: liblz4 initialised the n <= max bytes after the length.
+    unsafe { out.set_len(len + n as usize) };
+    Ok(Some(n as usize))
+}
+
+/// The most bytes an LZ4 block of `n` bytes takes (`LZ4_COMPRESSBOUND`).
+pub fn lz4_bound(n: usize) -> usize {
+    n + n / 255 + 16
+}
