@@ -20,7 +20,8 @@ IMPLS = ["ours", "c4101", "c490", "tensorstore", "zarr", "zarrs"]
 PEERS = IMPLS[1:]
 LABEL = {"ours": "ours", "c4101": "4.10.1", "c490": "4.9.0", "tensorstore": "tensorstore",
          "zarr": "zarr-python", "zarrs": "zarrs-python", "ours-malloc": "ours (malloc)",
-         "c4101-malloc": "4.10.1 (malloc)", "ours-fsync1": "ours (NCZARR_RS_FSYNC=1)"}
+         "c4101-malloc": "4.10.1 (malloc)", "ours-fsync1": "ours (NCZARR_RS_FSYNC=1)",
+         "ours-malloc-hp0": "ours (malloc, NCZARR_RS_HUGEPAGES=0)"}
 SHORT = {"ours": "ours", "c4101": "4.10.1", "c490": "4.9.0", "tensorstore": "ts", "zarr": "zarr", "zarrs": "zarrs"}
 C_LIBS = {"ours", "c4101", "c490"}
 PYTHON = {"tensorstore", "zarr", "zarrs"}
@@ -499,6 +500,22 @@ def variant_rows(raw, workloads, codecs, variants, failures):
     return rows
 
 
+def hugepage_rows(raw, workloads, codecs, failures):
+    """Ours with plain malloc, huge-page advice on (the default) and off."""
+    rows = []
+    for wl in workloads:
+        for codec in codecs:
+            on, off = load_full(raw, wl, codec, "ours-malloc"), load_full(raw, wl, codec, "ours-malloc-hp0")
+            if off is None:
+                continue
+            rows.append([wl, CODEC_LABEL[codec], fms(on.sec) if ok(on) else (on.status if on else "-"),
+                         fms(off.sec) if ok(off) else off.status,
+                         f"{off.sec / on.sec:.2f}x" if ok(on) and ok(off) else ""])
+            if not off.ok:
+                failures.append(("ours-malloc-hp0", off.status, f"{wl} {CODEC_LABEL[codec]}: {off.status}: {off.note}"))
+    return rows
+
+
 def full_section(doc, raw, failures, meta, lim):
     if not os.path.isdir(os.path.join(raw, "full")):
         return
@@ -540,6 +557,13 @@ def full_section(doc, raw, failures, meta, lim):
         doc.table(["workload", "codec", "ours numpy-like", "ours malloc", "malloc / numpy-like",
                    "4.10.1 numpy-like", "4.10.1 malloc", "malloc / numpy-like (4.10.1)", "best peer",
                    "vs best (ours malloc)"], rows)
+    rows = hugepage_rows(raw, READS, STORE_CODECS, failures)
+    if rows:
+        doc.title("Our huge-page advice, plain malloc (not judged)")
+        doc.para("A read of 16 MiB or more into a buffer nobody has touched advises it for transparent huge "
+                 "pages, as numpy does for its arrays (src/io/hugepages.rs); NCZARR_RS_HUGEPAGES=0 turns it "
+                 "off. Both with the caller's buffer from plain malloc; above 1x, off is slower.")
+        doc.table(["workload", "codec", "ours malloc (advice on)", "advice off", "off / on"], rows)
     rows = variant_rows(raw, WRITES, STORE_CODECS, ["ours-fsync1"], failures)
     if rows:
         doc.title("Durable writes: NCZARR_RS_FSYNC=1 (not judged)")

@@ -8,15 +8,20 @@
 //! (`MADV_HUGEPAGE`, what numpy does for every array of 4 MiB or more)
 //! takes 512 times fewer faults.
 //!
-//! It is off unless `NCZARR_RS_HUGEPAGES=1`, because a fresh huge page is
-//! not always cheap: on a virtual machine that hands freed memory back to
-//! its host (virtio-balloon free page reporting, as on the machine we
-//! benchmark on, which reports every free 2 MiB block), each new huge
-//! page costs the host 512 faults. There a read into fresh memory ran 2-3
-//! times slower with huge pages (64 MiB: 33 -> 80-94 ms), and only a
-//! process reading again within a second or two, before its freed pages
-//! are reported, gained (512 MiB: 255 -> 90 ms). On real hardware, or a
-//! guest whose memory stays backed, the gain is the rule.
+//! It is on unless `NCZARR_RS_HUGEPAGES=0`: numpy does the same for every
+//! array of 4 MiB or more, so Python callers' buffers have huge pages
+//! anyway, and this gives a C or Fortran caller's `malloc` buffer the
+//! same. On real hardware, and on most virtual machines, the gain is the
+//! rule (a cached 512 MiB read: 255 -> 90 ms). A fresh huge page is not
+//! always cheap, though: on a virtual machine that hands freed memory
+//! back to its host (virtio-balloon free page reporting, as on the
+//! machine we benchmark on, which reports every free 2 MiB block), huge
+//! pages come from exactly the blocks the host took back, each costing it
+//! 512 faults. There a one-off read into fresh memory ran 2-3 times
+//! slower with huge pages (64 MiB: 33 -> 80-94 ms), and only a process
+//! reading again within a second or two, before its freed pages are
+//! reported, gained; numpy's arrays pay the same there. `bench/run`
+//! measures our reads with plain `malloc` both ways.
 //!
 //! The buffer is the caller's, so even when on this is done only where it
 //! cannot surprise them: for reads that fill the whole range, of at least
@@ -30,10 +35,10 @@
 pub const MIN_BYTES: usize = 16 << 20;
 
 /// Advise `[buf, buf + len)`, which the read is about to fill entirely,
-/// for huge pages if asked to (`NCZARR_RS_HUGEPAGES=1`) and it is large
-/// and untouched (see the module's notes).
+/// for huge pages unless told not to (`NCZARR_RS_HUGEPAGES=0`) and if it
+/// is large and untouched (see the module's notes).
 pub fn advise_fresh(buf: *mut u8, len: usize) {
-    if std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "1") {
+    if !std::env::var("NCZARR_RS_HUGEPAGES").is_ok_and(|v| v.trim() == "0") {
         advise_untouched(buf, len);
     }
 }
