@@ -49,13 +49,15 @@ pub fn lz4_decode_prefix(src: &[u8], out: &mut [u8], want: usize) -> NcResult<()
         }
         let len = length(&mut ip, token & 15)? + 4;
         let end = op.checked_add(len).filter(|&e| e <= out.len()).ok_or(NcError::EFILTER)?;
-        if offset >= len {
-            out.copy_within(op - offset..op - offset + len, op);
-        } else {
-            // Overlapping: a run repeating the last `offset` bytes.
-            for k in op..end {
-                out[k] = out[k - offset];
-            }
+        // The match repeats the `offset` bytes before it: copied in
+        // pieces that never overlap what they copy from, each twice as
+        // long as the one before (a distance of 1 is a fill).
+        let from = op - offset;
+        let mut at = op;
+        while at < end {
+            let n = (at - from).min(end - at);
+            out.copy_within(from..from + n, at);
+            at += n;
         }
         op = end;
     }
