@@ -230,8 +230,8 @@ fn fetch_numbers(
         load_each(store, layout, &parts, threads, |part| &part.idx, |part, chunk| deliver(part, chunk))?
     } else {
         crate::workers::map(&pending, threads, |item| match *item {
-            // SAFETY: as in `deliver`.
             Pending::Ranged(part, PartRead::Decoded) => {
+                // SAFETY: as in `deliver`.
                 match unsafe { part_decode::copy_out(store, layout, sel, part, mem_type, caller.ptr()) }? {
                     Outcome::Copied(range_error) => Ok((range_error, None)),
                     Outcome::Whole(chunk) => deliver(part, chunk),

@@ -256,6 +256,8 @@ fn decode_prefix(format: u8, src: &[u8], out: &mut [u8], want: usize) -> NcResul
 }
 
 #[cfg(test)]
+// Lists of one byte range are what the decoder takes.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
     use crate::codec::Codec;
@@ -329,7 +331,7 @@ mod tests {
         let file = include_bytes!("../testdata/blosc-numcodecs-frames.bin");
         let expect: Vec<u8> = (0..20_000u32)
             .flat_map(|i| {
-                ((i / 7) | ((i.wrapping_mul(2654435761) >> 24) & 0xff) * u32::from(i % 16 == 0)).to_le_bytes()
+                ((i / 7) | (((i.wrapping_mul(2654435761) >> 24) & 0xff) * u32::from(i % 16 == 0))).to_le_bytes()
             })
             .collect();
         let (mut at, mut frames) = (0, 0);
