@@ -2,7 +2,9 @@
 //! loaded whole (in parallel, each copied out as it is decoded; those read
 //! only in part are cached after) or, when stored raw and only a
 //! little of them is wanted, read by byte ranges, straight into the
-//! caller's buffer when no conversion is needed.
+//! caller's buffer when no conversion is needed; blosc chunks of which
+//! little is wanted decode only the blocks holding it (`part_decode`),
+//! and are not cached either.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
