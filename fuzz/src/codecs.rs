@@ -15,11 +15,15 @@
 //! data     := the rest: the stored chunk (decode) or the chunk (round trip)
 //! ```
 //! Decoding must give exactly the expected size or an error; a round
-//! trip must give the data back.
+//! trip must give the data back. A chain that decodes parts of chunks
+//! (blosc alone) also decodes byte ranges drawn from the input (of the
+//! stored chunk, and of the encoded one in a round trip): an error, or
+//! the bytes the whole decode holds there whenever it succeeds.
 
 use netcdf::codec::Chain;
 use netcdf::codec::callback::VarInfo;
 use serde_json::{Value, json};
+use std::ops::Range;
 
 const CNAMES: &[&str] = &["lz4", "lz4hc", "zlib", "zstd", "blosclz", "snappy", "lz5"];
 const MAX_EXPECTED: usize = 1 << 20;
@@ -59,14 +63,55 @@ pub fn codec(data: &[u8]) {
     let codecs = codecs(which, flags, size, level as i8);
     let Ok(chain) = Chain::from_json(&codecs, size, &VarInfo::default()) else { return };
     if flags & 1 == 0 {
-        if let Ok(out) = chain.decode(payload, expected) {
+        let whole = chain.decode(payload, expected);
+        if let Ok(out) = &whole {
             assert_eq!(out.len(), expected, "{codecs:?} decoded to the wrong size");
         }
+        parts_agree(&chain, payload, expected, whole.ok().as_deref(), false, &codecs);
     } else {
         let Ok(encoded) = chain.encode(payload) else { return };
         match chain.decode(&encoded, payload.len()) {
             Ok(back) => assert!(back == payload, "{codecs:?} changed the data in a round trip"),
             Err(e) => panic!("{codecs:?} cannot decode what it encoded: {e:?}"),
         }
+        parts_agree(&chain, &encoded, payload.len(), Some(payload), true, &codecs);
+    }
+}
+
+/// Sorted, disjoint byte ranges of a chunk of `len` bytes, drawn from
+/// `seed`: a few runs of varied lengths and gaps.
+fn ranges(seed: &[u8], len: usize) -> Vec<Range<usize>> {
+    let mut rng = super::Rng::new(seed.iter().fold(len as u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
+    let mut out = Vec::new();
+    let mut at = 0;
+    for _ in 0..1 + rng.below(12) {
+        let start = at + rng.below(len.saturating_sub(at) / 2 + 1);
+        let end = start + rng.below(len.saturating_sub(start).min(1 << 14) + 1);
+        if end > len {
+            break;
+        }
+        out.push(start..end);
+        at = end;
+    }
+    out
+}
+
+/// Decoding only some ranges is an error (never for what we encoded:
+/// `ours`) or agrees with `whole` there (with no whole decode to compare,
+/// it must only not panic). A damaged stream the whole decode takes may
+/// still be refused: the part decoder refuses LZ4's offset 0, which
+/// liblz4 takes.
+fn parts_agree(chain: &Chain, stored: &[u8], len: usize, whole: Option<&[u8]>, ours: bool, codecs: &[Value]) {
+    if !chain.decodes_ranges() {
+        return;
+    }
+    let wanted = ranges(&stored[..stored.len().min(64)], len);
+    let Ok(Some(part)) = chain.decode_ranges(stored, len, &wanted, usize::MAX) else {
+        assert!(!ours, "{codecs:?} cannot decode {wanted:?} of what it encoded");
+        return;
+    };
+    if let Some(whole) = whole {
+        let expect: Vec<u8> = wanted.iter().flat_map(|r| whole[r.clone()].iter().copied()).collect();
+        assert!(part == expect, "{codecs:?} decodes {wanted:?} otherwise than whole");
     }
 }

@@ -16,7 +16,11 @@
 //! writes c-blosc's blocks with lz4 (liblz4, also for lz4hc), blosclz,
 //! zlib or zstd; bit shuffle as one unsplit block.
 
+mod lz4_prefix;
+mod partial;
+
 use std::io::{Read, Write};
+use std::ops::Range;
 
 use super::contexts::{Wrapper, inflate, lz4_decode_exact, zstd_decode_exact};
 use super::{Codec, shuffle};
@@ -43,6 +47,9 @@ pub struct Blosc {
     /// 0 none, 1 byte shuffle, 2 bit shuffle.
     pub shuffle: u32,
     pub typesize: usize,
+    /// Bytes per block when encoding (numcodecs `blocksize`); 0: as
+    /// c-blosc chooses.
+    pub blocksize: usize,
 }
 
 fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
@@ -56,6 +63,13 @@ fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
 /// a distance of `((ctrl & 31) << 8) + next byte + 1`, or, for distance
 /// code 31/255, a 16-bit distance beyond 8191.
 fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
+    blosclz_decode_prefix(src, size, size)
+}
+
+/// [`blosclz_decode`] that stops once `want` (< `size`) bytes are out:
+/// the rest of the stream is neither decoded nor checked. Returns at
+/// least `want` bytes, or all the stream holds.
+fn blosclz_decode_prefix(src: &[u8], size: usize, want: usize) -> NcResult<Vec<u8>> {
     const MAX_DISTANCE: usize = 8191;
     let mut out: Vec<u8> = crate::buffers::with_capacity(size)?;
     let mut ip = 0;
@@ -107,6 +121,9 @@ fn blosclz_decode(src: &[u8], size: usize) -> NcResult<Vec<u8>> {
             }
             out.extend_from_slice(lit);
             ip += n;
+        }
+        if want < size && out.len() >= want {
+            break;
         }
         if ip >= src.len() {
             break;
@@ -387,7 +404,15 @@ impl Codec for Blosc {
         // As c-blosc: LZ-class codecs compress each byte plane of a
         // shuffled block on its own, and the others whole blocks.
         let splittable = matches!(format, FORMAT_BLOSCLZ | FORMAT_LZ4);
-        let blocksize = block_size(self.clevel, typesize, data.len(), splittable);
+        let blocksize = match self.blocksize {
+            0 => block_size(self.clevel, typesize, data.len(), splittable),
+            // As c-blosc takes a forced size: at least 128 bytes, at most
+            // the buffer, a whole number of elements.
+            forced => {
+                let size = forced.max(MIN_BUFFERSIZE).min(data.len());
+                if size > typesize { size / typesize * typesize } else { size }
+            }
+        };
         let nblocks = data.len().div_ceil(blocksize);
         // Room for the worst case before the frame is given up as
         // incompressible (the data, one block more and every stream's
@@ -491,6 +516,20 @@ impl Codec for Blosc {
         }
         Ok(out)
     }
+
+    fn decodes_ranges(&self) -> bool {
+        true
+    }
+
+    fn decode_ranges(
+        &self,
+        data: &[u8],
+        chunk_len: usize,
+        ranges: &[Range<usize>],
+        budget: usize,
+    ) -> NcResult<Option<Vec<u8>>> {
+        partial::decode_ranges(data, chunk_len, ranges, budget)
+    }
 }
 
 /// The biggest block [`SCRATCH`] keeps between chunks (a thread keeps it
@@ -575,7 +614,7 @@ mod tests {
         let d = data();
         for cname in ["blosclz", "lz4", "lz4hc", "zstd", "zlib"] {
             for shuffle in [0, 1, 2] {
-                let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize: 4 };
+                let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize: 4, blocksize: 0 };
                 let enc = b.encode(&d).unwrap();
                 assert!(enc.len() < d.len(), "{cname} compresses");
                 assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "{cname} {shuffle}");
@@ -592,7 +631,7 @@ mod tests {
         let frame = include_bytes!("testdata/blosc-lz4-leftover.bin");
         let expect: Vec<u8> = (0..250_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
         assert_eq!(u32_at(frame, 8).unwrap(), 262_144);
-        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4 };
+        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4, blocksize: 0 };
         assert_eq!(b.decode(frame, expect.len()).unwrap(), expect);
     }
 
@@ -606,7 +645,7 @@ mod tests {
                 .collect();
             for cname in ["blosclz", "lz4", "zstd", "zlib"] {
                 for (shuffle, typesize) in [(0, 4), (1, 4), (1, 8), (1, 2), (1, 3), (1, 1)] {
-                    let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize };
+                    let b = Blosc { cname: cname.into(), clevel: 5, shuffle, typesize, blocksize: 0 };
                     let enc = b.encode(&d).unwrap();
                     assert_eq!(u32_at(&enc, 12).unwrap(), enc.len(), "frame size");
                     assert_eq!(
@@ -659,7 +698,7 @@ mod tests {
         // 9 bytes more were written unshuffled but read back unshuffled.
         let d: Vec<u8> = (0..137u32).map(|i| (i % 5) as u8).collect();
         for typesize in [1, 2, 4, 16] {
-            let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 2, typesize };
+            let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 2, typesize, blocksize: 0 };
             let enc = b.encode(&d).unwrap();
             assert_eq!(b.decode(&enc, d.len()).unwrap(), d, "typesize {typesize}");
         }
@@ -668,7 +707,7 @@ mod tests {
     #[test]
     fn incompressible_data_is_stored() {
         let d: Vec<u8> = (0..100u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
-        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4 };
+        let b = Blosc { cname: "lz4".into(), clevel: 5, shuffle: 1, typesize: 4, blocksize: 0 };
         let enc = b.encode(&d).unwrap();
         assert_eq!(enc[2] & MEMCPYED, MEMCPYED);
         assert_eq!(b.decode(&enc, 100).unwrap(), d);

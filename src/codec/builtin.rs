@@ -41,6 +41,7 @@ pub fn build(codec: &Value, elem_size: usize) -> NcResult<Box<dyn Codec>> {
             clevel: level("clevel", 5) as i32,
             shuffle: level("shuffle", 1).clamp(0, 2) as u32,
             typesize: param(codec.get("typesize")).filter(|&t| t > 0).map_or(elem_size, |t| t as usize),
+            blocksize: param(codec.get("blocksize")).filter(|&b| b > 0).map_or(0, |b| b as usize),
         }),
         _ => return Err(NcError::ENOFILTER),
     })

@@ -15,6 +15,8 @@ pub mod plugin;
 mod shuffle;
 pub mod spec;
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use crate::error::{NcError, NcResult};
@@ -29,6 +31,23 @@ pub trait Codec: Send + Sync {
     /// buffer of that size made up front, in one go.
     fn decode_sized(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
         self.decode(data, max_len)
+    }
+    /// Whether [`Codec::decode_ranges`] can decode parts of a chunk.
+    fn decodes_ranges(&self) -> bool {
+        false
+    }
+    /// Decode only the bytes `ranges` (sorted, disjoint, inside the
+    /// chunk) of a chunk of `chunk_len` bytes, one range after another;
+    /// `Ok(None)` when that would decode more than `budget` bytes (or the
+    /// codec cannot), so the caller decodes the whole chunk instead.
+    fn decode_ranges(
+        &self,
+        _data: &[u8],
+        _chunk_len: usize,
+        _ranges: &[Range<usize>],
+        _budget: usize,
+    ) -> NcResult<Option<Vec<u8>>> {
+        Ok(None)
     }
 }
 
@@ -127,6 +146,31 @@ impl Chain {
             return Err(NcError::EFILTER);
         }
         Ok(out)
+    }
+
+    /// Whether [`Chain::decode_ranges`] can decode parts of chunks: the
+    /// chain is one codec that can (a codec before it would move the
+    /// bytes it decodes).
+    pub fn decodes_ranges(&self) -> bool {
+        matches!(&self.stages[..], [only] if only.decodes_ranges())
+    }
+
+    /// The bytes `ranges` (sorted, disjoint, inside the chunk) of a stored
+    /// chunk expected to be `chunk_bytes` long, one range after another,
+    /// decoding only what they need; `Ok(None)` when that would decode
+    /// more than `budget` bytes or the chain cannot (see
+    /// [`Chain::decodes_ranges`]): decode the whole chunk then.
+    pub fn decode_ranges(
+        &self,
+        data: &[u8],
+        chunk_bytes: usize,
+        ranges: &[Range<usize>],
+        budget: usize,
+    ) -> NcResult<Option<Vec<u8>>> {
+        match &self.stages[..] {
+            [only] => only.decode_ranges(data, chunk_bytes, ranges, budget),
+            _ => Ok(None),
+        }
     }
 
     /// Decode a stored chunk of no fixed size (variable-length strings),

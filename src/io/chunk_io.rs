@@ -104,7 +104,7 @@ pub fn load_each<T: Sync, R: Send>(
 /// A chunk as stored (`None`: not stored, all fill) as the engine holds
 /// it: filters undone, strings parsed, bytes swapped, half floats widened
 /// and the elements in C order.
-fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8>> {
+pub fn decode_stored(layout: &VarLayout, stored: Option<Vec<u8>>) -> NcResult<Vec<u8>> {
     let stored_bytes = layout.stored_chunk_bytes();
     match stored {
         None => layout.fill_chunk(),

@@ -11,6 +11,7 @@ mod float16;
 pub mod grid;
 mod hugepages;
 pub mod layout;
+mod part_decode;
 pub mod quantize;
 mod read;
 pub mod selection;

@@ -2,7 +2,9 @@
 //! loaded whole (in parallel, each copied out as it is decoded; those read
 //! only in part are cached after) or, when stored raw and only a
 //! little of them is wanted, read by byte ranges, straight into the
-//! caller's buffer when no conversion is needed.
+//! caller's buffer when no conversion is needed; blosc chunks of which
+//! little is wanted decode only the blocks holding it (`part_decode`),
+//! and are not cached either.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,6 +15,7 @@ use super::copy::{copy_out, copy_run_out};
 use super::engine::{cache_for, prepare};
 use super::grid::{ChunkPart, chunk_parts, for_each_run, part_span};
 use super::layout::VarLayout;
+use super::part_decode::{self, Outcome};
 use super::selection::{Selection, c_order};
 use crate::dataset::{self, Dataset};
 use crate::error::{NcError, NcResult};
@@ -33,6 +36,9 @@ enum PartRead {
     Span { first: usize, span: usize },
     /// A byte range per run (few, small runs far apart).
     Runs,
+    /// Fetch the chunk, decode only the bytes the runs need (see
+    /// `part_decode`).
+    Decoded,
 }
 
 /// Most runs worth fetching one by one instead of loading the chunk.
@@ -41,6 +47,9 @@ const MAX_RANGED_RUNS: usize = 64;
 const MIN_DIRECT_RUN: usize = 16 << 10;
 
 fn plan_part_read(layout: &VarLayout, sel: &Selection, part: &ChunkPart, mem_type: NcType) -> PartRead {
+    if part_decode::pays(layout, sel, part) {
+        return PartRead::Decoded;
+    }
     if layout.perm.is_some() || layout.half || layout.shards.is_some() || !layout.chain.is_empty() {
         // Byte ranges need raw chunks in C order.
         return PartRead::Whole;
@@ -117,6 +126,8 @@ unsafe fn copy_out_ranged(
             // SAFETY: `buf` holds the whole selection (our contract).
             unsafe { copy_out(layout, sel, part, &bytes, first, mem_type, buf) }
         }
+        // Read by `fetch_numbers` (it may end up with the whole chunk).
+        PartRead::Decoded => Err(NcError::EINTERNAL),
         PartRead::Runs | PartRead::Whole => {
             let mut ranges = Vec::new();
             for_each_run(sel, &layout.chunks, part, |run| {
@@ -221,6 +232,13 @@ fn fetch_numbers(
         load_each(store, layout, &parts, threads, |part| &part.idx, |part, chunk| deliver(part, chunk))?
     } else {
         crate::workers::map(&pending, threads, |item| match *item {
+            Pending::Ranged(part, PartRead::Decoded) => {
+                // SAFETY: as in `deliver`.
+                match unsafe { part_decode::copy_out(store, layout, sel, part, mem_type, caller.ptr()) }? {
+                    Outcome::Copied(range_error) => Ok((range_error, None)),
+                    Outcome::Whole(chunk) => deliver(part, chunk),
+                }
+            }
             Pending::Ranged(part, plan) => {
                 // SAFETY: as in `deliver`.
                 let range_error = unsafe { copy_out_ranged(store, layout, sel, part, plan, mem_type, caller.ptr()) }?;

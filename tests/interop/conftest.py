@@ -32,6 +32,7 @@ def tools(tmp_path_factory):
         "write_plain": build("write_plain.c", d / "write_plain", against_wheel=False),
         "write_filtered": build("write_filtered.c", d / "write_filtered", against_wheel=False),
         "write_objects": build("write_objects.c", d / "write_objects", against_wheel=False),
+        "read_parts": build("read_parts.c", d / "read_parts", against_wheel=False),
     }
 
 

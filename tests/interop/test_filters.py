@@ -170,3 +170,37 @@ def test_netcdf_c_szip_plugin_works_in_our_library(tools, tmp_path):
         lines = out.stdout.splitlines()
         at = lines.index(next(line for line in lines if line.startswith("  var szipped ")))
         assert lines[at + 1] == expected, (describe.name, lines[at:at + 2])
+
+
+def test_we_read_parts_of_zarr_python_blosc_chunks(tools, tmp_path):
+    """Time series and single time steps of zarr-python's blosc chunks,
+    which a read decodes only in part (the blosc blocks, and the streams'
+    prefixes, it needs): every value as zarr-python wrote it, with blocks
+    of 64 KiB and whole-chunk blocks, byte, bit and no shuffle, lz4,
+    blosclz and zstd."""
+    t, y, x = 32, 96, 256
+    rng = np.random.default_rng(7)
+    field = (280 + 20 * np.sin(np.arange(t)[:, None, None] / 5 + np.arange(y)[None, :, None] / 9)
+             * np.cos(np.arange(x)[None, None, :] / 17) + rng.random((t, y, x))).astype("f4")
+    path = tmp_path / "parts.zarr"
+    root = zarr.open_group(path, mode="w", zarr_format=2)
+    cases = {
+        "lz4_blocks": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE, blocksize=1 << 16),
+        "lz4_whole": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE),
+        "lz4_plain": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.NOSHUFFLE, blocksize=1 << 16),
+        "lz4_bits": numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.BITSHUFFLE, blocksize=1 << 16),
+        "blosclz": numcodecs.Blosc(cname="blosclz", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE, blocksize=1 << 16),
+        "zstd": numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.SHUFFLE, blocksize=1 << 15),
+    }
+    for name, codec in cases.items():
+        a = root.create_array(name, shape=(t, y, x), chunks=(16, 48, 128), dtype="<f4", fill_value=0, compressors=codec)
+        a[:] = field
+        a.attrs["_ARRAY_DIMENSIONS"] = ["t", "y", "x"]
+    expected = [field[:, (p * 37) % y, (p * 53 + p) % x] for p in range(6)]
+    expected += [field[(k * 5) % t].ravel() for k in range(t)]
+    expected.append(field[t // 2, y // 3:y // 3 + y // 3, x // 5:x - 3].ravel())
+    expected = np.concatenate(expected)
+    for name in cases:
+        out = tmp_path / f"{name}.bin"
+        run(tools["read_parts"], f"file://{path}#mode=zarr,file", name, out)
+        np.testing.assert_array_equal(np.fromfile(out, dtype="f4"), expected, err_msg=name)
