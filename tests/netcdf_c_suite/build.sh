@@ -271,6 +271,18 @@ ourhdrs=$(ls "$OURINC"/*.h | paste -sd' ' -)
     echo "-include \$(wildcard $BUILD/obj/*/*.d)"
 } | put "$BUILD/Makefile"
 
+# Dependency files name sources by absolute path. One written from a
+# checkout elsewhere (another clone, another CI path) names a source that
+# is gone, which make cannot remake ("No rule to make target"): such
+# objects are dropped and rebuilt from this checkout.
+for dep in "$BUILD"/obj/*/*.d; do
+    [ -e "$dep" ] || continue
+    src=$(tr '\\\n' '  ' < "$dep" | sed 's/^[^:]*: *//' | awk '{ print $1 }')
+    if [ -n "$src" ] && [ ! -e "$src" ]; then
+        rm -f "$dep" "${dep%.d}.o"
+    fi
+done
+
 log "compiling and linking against $LIBFILE ..."
 t0=$(date +%s)
 make -s -k -j"$(nproc)" -f "$BUILD/Makefile" all
