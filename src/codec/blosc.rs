@@ -57,6 +57,32 @@ fn u32_at(data: &[u8], at: usize) -> NcResult<usize> {
     Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
 }
 
+/// The fields of a frame's header that decoding needs; read by the whole
+/// and the partial decoder alike.
+struct FrameHeader {
+    flags: u8,
+    /// At least 1.
+    typesize: usize,
+    /// Decoded bytes.
+    nbytes: usize,
+    blocksize: usize,
+}
+
+impl FrameHeader {
+    /// A frame shorter than its header is NC_EFILTER.
+    fn parse(data: &[u8]) -> NcResult<FrameHeader> {
+        if data.len() < HEADER {
+            return Err(NcError::EFILTER);
+        }
+        Ok(FrameHeader {
+            flags: data[2],
+            typesize: (data[3] as usize).max(1),
+            nbytes: u32_at(data, 4)?,
+            blocksize: u32_at(data, 8)?,
+        })
+    }
+}
+
 /// Decode blosclz (blosc's own LZ77, derived from FastLZ): a control byte
 /// below 32 introduces `ctrl + 1` literal bytes; above, a match of length
 /// `(ctrl >> 5) + 2` (longer ones extended by bytes while they are 255) at
@@ -473,13 +499,7 @@ impl Codec for Blosc {
     }
 
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
-        if data.len() < HEADER {
-            return Err(NcError::EFILTER);
-        }
-        let flags = data[2];
-        let typesize = (data[3] as usize).max(1);
-        let nbytes = u32_at(data, 4)?;
-        let blocksize = u32_at(data, 8)?;
+        let FrameHeader { flags, typesize, nbytes, blocksize } = FrameHeader::parse(data)?;
         if nbytes > max_len {
             return Err(NcError::EFILTER);
         }

@@ -20,8 +20,8 @@ use std::ops::Range;
 
 use super::lz4_prefix::lz4_decode_prefix;
 use super::{
-    DOBITSHUFFLE, DOSHUFFLE, FORMAT_BLOSCLZ, FORMAT_LZ4, HEADER, MEMCPYED, bit_unshuffle, blosclz_decode_prefix,
-    inner_decode, splits, u32_at,
+    DOBITSHUFFLE, DOSHUFFLE, FORMAT_BLOSCLZ, FORMAT_LZ4, FrameHeader, HEADER, MEMCPYED, bit_unshuffle,
+    blosclz_decode_prefix, inner_decode, splits, u32_at,
 };
 use crate::codec::shuffle;
 use crate::error::{NcError, NcResult};
@@ -55,13 +55,7 @@ pub fn decode_ranges(
     ranges: &[Range<usize>],
     budget: usize,
 ) -> NcResult<Option<Vec<u8>>> {
-    if data.len() < HEADER {
-        return Err(NcError::EFILTER);
-    }
-    let flags = data[2];
-    let typesize = (data[3] as usize).max(1);
-    let nbytes = u32_at(data, 4)?;
-    let blocksize = u32_at(data, 8)?;
+    let FrameHeader { flags, typesize, nbytes, blocksize } = FrameHeader::parse(data)?;
     if nbytes != chunk_len {
         return Err(NcError::EFILTER);
     }
