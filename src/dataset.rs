@@ -200,20 +200,19 @@ impl Dataset {
         if url.bare_path {
             check_plain_path(url.file_root())?;
         }
+        let durability = Durability::of_dataset(&url.params)?;
         match &url.storage {
             Storage::File(root) => {
-                let durability = Durability::of_dataset(&url.params)?;
                 let store = trace::wrap(Box::new(FileMap::open_with(root, durability)?), "file", 5);
-                Dataset::open_in(path, url, Arc::from(store), mode)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability)
             }
             Storage::Zip(archive) => {
-                let durability = Durability::of_dataset(&url.params)?;
                 let store = trace::wrap(Box::new(ZipMap::open_with(archive, durability)?), "zip", 5);
-                Dataset::open_in(path, url, Arc::from(store), mode)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability)
             }
             Storage::S3(loc) => {
                 let store: Arc<dyn Zmap> = Arc::from(trace::wrap(Box::new(S3Map::open(loc, &url.params)?), "s3", 6));
-                match Dataset::open_in(path, url, store.clone(), mode) {
+                match Dataset::open_in(path, url, store.clone(), mode, durability) {
                     // Nothing at all under the key: say so, as the file
                     // driver does for a missing directory.
                     Err(NcError::ENOTNC) if store.list("")?.is_empty() => Err(NcError::ENOOBJECT),
@@ -225,7 +224,7 @@ impl Dataset {
                     return Err(NcError::EPERM);
                 }
                 let store = trace::wrap(Box::new(S3Map::open_web(loc, &url.params)?), "http", 6);
-                Dataset::open_in(path, url, Arc::from(store), mode)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability)
             }
         }
     }
@@ -239,10 +238,17 @@ impl Dataset {
         check_mode_flags(mode)?;
         let url = url::parse(name)?;
         apply_controls(&url);
-        Dataset::open_in(name, url, Arc::from(store), mode)
+        let durability = Durability::of_dataset(&url.params)?;
+        Dataset::open_in(name, url, Arc::from(store), mode, durability)
     }
 
-    fn open_in(path: &str, url: DatasetUrl, store: Arc<dyn Zmap>, mode: i32) -> NcResult<Dataset> {
+    fn open_in(
+        path: &str,
+        url: DatasetUrl,
+        store: Arc<dyn Zmap>,
+        mode: i32,
+        durability: Durability,
+    ) -> NcResult<Dataset> {
         let writable = mode & NC_WRITE != 0;
         let consolidation = if url.has_mode("noconsolidated") {
             Consolidation::Ignore
@@ -278,7 +284,6 @@ impl Dataset {
             // A commit was interrupted: the next one completes it.
             model.dirty |= format::commit::commit_pending(store.as_ref())?;
         }
-        let durability = Durability::of_dataset(&url.params)?;
         Ok(Dataset {
             path: path.to_string(),
             url,
