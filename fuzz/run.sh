@@ -81,17 +81,21 @@ for t in "${targets[@]}"; do
     else
         failed+=("$t")
         summary+=("$t: FAILED")
-        echo "---- $t failed; the end of its log:"
-        tail -n 60 "$work/log"
-        for a in "$work"/artifacts/*; do
-            [ -e "$a" ] || continue
-            echo "---- failing input $a ($(stat -c %s "$a") bytes), hex:"
-            od -An -tx1 -v "$a" | head -n 64
-            echo "---- replay: $bin/$t $a   (or copy it to fuzz/regressions/$t/ and run cargo test --test fuzz_inputs)"
-        done
     fi
 done
 echo "== fuzzing took $(($(date +%s) - start)) s in all"
+# Failures are told last, where a log cut to its end still shows them.
+for t in ${failed[@]+"${failed[@]}"}; do
+    work=$root/fuzz/target/fuzz-test/$t
+    echo "---- $t failed; the end of its log:"
+    grep -v '^"' "$work/log" | tail -n 40
+    for a in "$work"/artifacts/*; do
+        [ -e "$a" ] || continue
+        echo "---- failing input $a ($(stat -c %s "$a") bytes), hex:"
+        od -An -tx1 -v "$a" | head -n 64
+        echo "---- replay: $bin/$t $a   (or copy it to fuzz/regressions/$t/ and run cargo test --test fuzz_inputs)"
+    done
+done
 printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz-test: ${#failed[@]} target(s) failed: ${failed[*]}" >&2

@@ -372,13 +372,33 @@ fn split_protocol(s: &str) -> NcResult<Target> {
             // server, and S3 forms would read its labels differently once
             // rebuilt.
             let empty_label = !host.starts_with('[') && host_name(&host).split('.').any(str::is_empty);
-            if !valid_host || empty_label {
+            if !valid_host || empty_label || !valid_port(&host) {
                 return Err(NcError::EURL);
             }
             Ok(Target::Remote { scheme, host, path: percent_decode(path)? })
         }
         "dods" | "dap4" => Err(NcError::ENOTBUILT),
         _ => Err(NcError::EINVAL),
+    }
+}
+
+/// A `:` in a host only before its port, which is digits (after the `]`
+/// of an IPv6 address): `a:3.b`, `a:` or `a:b` name no server, and S3
+/// forms would read their labels differently once rebuilt.
+fn valid_port(host: &str) -> bool {
+    let after_address = match host.strip_prefix('[') {
+        Some(rest) => match rest.find(']') {
+            Some(i) => &rest[i + 1..],
+            None => return false,
+        },
+        None => host,
+    };
+    match after_address.find(':') {
+        None => true,
+        Some(i) => {
+            let port = &after_address[i + 1..];
+            !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit())
+        }
     }
 }
 
@@ -775,6 +795,20 @@ mod tests {
             assert_eq!((&again.mode, &again.params, again.file_root()), (&u.mode, &u.params, u.file_root()), "{name}");
         }
         assert_eq!(parse("/d/a%b#mode=nczarr").unwrap().display_name().unwrap(), "file:///d/a%25b#mode=nczarr");
+    }
+
+    #[test]
+    fn a_colon_in_a_host_is_only_before_its_port() {
+        // Found by fuzzing (fuzz/regressions/url): a colon inside the
+        // labels became part of the region, which the display name lost.
+        for bad in
+            ["https://bkt.s3.us-w_st:3.amazonaws.com:/!/b.zarr", "http://h:/b/k", "http://h:x/b/k", "http://h:1:2/b/k"]
+        {
+            assert_eq!(parse(&format!("{bad}#mode=nczarr,s3")), Err(NcError::EURL), "{bad}");
+        }
+        for good in ["http://127.0.0.1:9000/b/k", "http://[::1]:9000/b/k", "http://[::1]/b/k", "http://h/b/k"] {
+            assert!(parse(&format!("{good}#mode=nczarr,s3")).is_ok(), "{good}");
+        }
     }
 
     #[test]
