@@ -55,6 +55,9 @@ pub struct FileMap {
     written: AtomicBool,
     /// Directories found not to be links (`beneath.rs`).
     checked: Checked,
+    /// The root directory, open and `flock`ed while a commit has the
+    /// store to itself (`Zmap::lock_commits`).
+    commit_lock: Mutex<Option<fs::File>>,
 }
 
 fn io_err(e: std::io::Error) -> NcError {
@@ -183,6 +186,7 @@ impl FileMap {
             unsynced: Mutex::new(Unsynced::default()),
             written: AtomicBool::new(false),
             checked: Checked::default(),
+            commit_lock: Mutex::new(None),
         }
     }
 
@@ -795,6 +799,34 @@ impl Zmap for FileMap {
     /// Turn a prefix that is a link left by an interrupted move (see
     /// [`Zmap::move_prefix`]) back into the directory it points to, so the
     /// objects live under the name the metadata uses.
+    /// An exclusive `flock` of the store's root directory. No other
+    /// object is made for it, so readers of the store see nothing. Held
+    /// only inside a library call, which a fork waits for (the call
+    /// gate), so no child inherits it held.
+    fn lock_commits(&self) -> NcResult<bool> {
+        use std::os::fd::AsRawFd;
+        let dir = fs::File::open(&self.root).map_err(io_err)?;
+        loop {
+            // SAFETY: flock on a descriptor this function owns.
+            if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                *self.commit_lock.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
+                return Ok(true);
+            }
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                // A file system without locks: commits go unlocked.
+                Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::EINVAL) => return Ok(false),
+                _ => return Err(io_err(e)),
+            }
+        }
+    }
+
+    /// Closing the locked descriptor releases the lock.
+    fn unlock_commits(&self) {
+        self.commit_lock.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
     fn materialize(&self, key: &str) -> NcResult<()> {
         let path = self.path_of(key)?;
         let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());

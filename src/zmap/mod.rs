@@ -188,6 +188,19 @@ pub trait Zmap: Send + Sync {
         Ok(())
     }
 
+    /// Keep other processes' commits out while this one merges with the
+    /// stored metadata and rewrites it (`format::merge`), until
+    /// [`Self::unlock_commits`]; use it through [`lock_commits`]. False
+    /// where the store cannot lock: a commit racing another's can then
+    /// still lose the other's change.
+    fn lock_commits(&self) -> NcResult<bool> {
+        Ok(false)
+    }
+
+    /// Let the next commit in (after a [`Self::lock_commits`] that
+    /// returned true).
+    fn unlock_commits(&self) {}
+
     /// `nc_abort` of an opened dataset: forget every change not yet
     /// published, if the driver can (true); otherwise (false) the caller
     /// undoes what the dataset wrote.
@@ -206,6 +219,28 @@ pub trait Zmap: Send + Sync {
     /// [`Self::move_prefix`] left it an alias of another prefix.
     fn materialize(&self, _prefix: &str) -> NcResult<()> {
         Ok(())
+    }
+}
+
+/// Held while a commit has the store to itself ([`Zmap::lock_commits`]);
+/// dropping it lets the next commit in.
+#[must_use]
+pub struct CommitLock<'a> {
+    store: &'a dyn Zmap,
+    held: bool,
+}
+
+/// Take the store's commit lock (where it has one) for as long as the
+/// returned guard lives.
+pub fn lock_commits(store: &dyn Zmap) -> NcResult<CommitLock<'_>> {
+    Ok(CommitLock { store, held: store.lock_commits()? })
+}
+
+impl Drop for CommitLock<'_> {
+    fn drop(&mut self) {
+        if self.held {
+            self.store.unlock_commits();
+        }
     }
 }
 

@@ -217,6 +217,14 @@ impl Zmap for Traced {
     fn materialize(&self, prefix: &str) -> NcResult<()> {
         self.inner.materialize(prefix)
     }
+
+    fn lock_commits(&self) -> NcResult<bool> {
+        self.traced(format_args!("lock-commits"), || self.inner.lock_commits(), nothing)
+    }
+
+    fn unlock_commits(&self) {
+        self.inner.unlock_commits()
+    }
 }
 
 #[cfg(test)]

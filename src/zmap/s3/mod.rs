@@ -8,6 +8,7 @@
 //! * `credentials.rs`, `profiles.rs`, `remote.rs`: who signs, and where;
 //! * `http.rs`: one request with its retries; `errors.rs`: replies to
 //!   netCDF codes; `xml.rs`: the bits of XML rusty-s3 does not parse;
+//! * `lock.rs`: the commit lock (an object created only if absent);
 //! * `reads.rs`, `writes.rs`, `listing.rs`: the operations.
 
 mod config;
@@ -15,6 +16,7 @@ mod credentials;
 mod errors;
 mod http;
 mod listing;
+mod lock;
 mod profiles;
 mod reads;
 mod remote;
@@ -266,6 +268,15 @@ impl Zmap for S3Map {
             _ if errors::is_missing_object(&reply) => Ok(()),
             _ => Err(errors::reply_error(&reply, key)),
         }
+    }
+
+    fn lock_commits(&self) -> NcResult<bool> {
+        self.writable()?;
+        self.take_commit_lock()
+    }
+
+    fn unlock_commits(&self) {
+        self.release_commit_lock();
     }
 
     fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
