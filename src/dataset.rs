@@ -261,11 +261,17 @@ impl Dataset {
         } else {
             Consolidation::Verify
         };
+        // A writer reads with other writers' commits kept out, so that the
+        // view its own commits merge from is never one caught mid-commit
+        // (whose pending marker would look like an interrupted commit).
+        let commit_lock = if writable { crate::zmap::lock_commits(store.as_ref()).ok() } else { None };
         let read = format::read_dataset_with(
             store.as_ref(),
             ReadOptions { writable, consolidation, pure_zarr: url.pure_zarr() },
         )?;
         let mut model = read.model;
+        let read_objects = read.objects;
+        let mut pending = false;
         model.classic_model = mode & NC_CLASSIC_MODEL != 0;
         model.new_separator = separator_setting();
         if model.writable {
@@ -282,9 +288,11 @@ impl Dataset {
                 }
             }
             // A commit was interrupted: the next one completes it.
-            model.dirty |= format::commit::commit_pending(store.as_ref())?;
+            pending = format::commit::commit_pending(store.as_ref())?;
+            model.dirty |= pending;
         }
-        Ok(Dataset {
+        drop(commit_lock);
+        let mut dataset = Dataset {
             path: path.to_string(),
             url,
             store,
@@ -296,7 +304,16 @@ impl Dataset {
             owner_pid: std::process::id(),
             commit: Default::default(),
             durability,
-        })
+        };
+        if dataset.model.writable && !pending {
+            // Commits merge with other writers' (`format::merge`) from
+            // this view; after an interrupted commit every object is
+            // rewritten instead.
+            let opts = dataset.write_options();
+            let stored = read_objects.unwrap_or_default();
+            format::commit::remember_opened(&dataset.model, &opts, stored, &mut dataset.commit)?;
+        }
+        Ok(dataset)
     }
 
     /// A forked child shares its parent's open datasets, which the parent

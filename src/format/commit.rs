@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::json;
+use super::merge::{self, Merged};
 use super::options::{PENDING, WriteOptions, ZMETADATA};
 use super::{v2, v3};
 use crate::error::NcResult;
@@ -46,9 +47,20 @@ use crate::zmap::{Zmap, join};
 /// What a handle remembers between commits.
 #[derive(Default)]
 pub struct CommitState {
-    /// Every metadata object as this handle last wrote it, once a commit
-    /// completed (objects still equal to these are not rewritten).
+    /// Every metadata object as stored when this handle opened the
+    /// dataset (as read) or completed its last commit (as written): what
+    /// other writers changed since differs from these. `None` (an open
+    /// that found a commit unfinished): every object is rewritten.
     written: Option<Map<String, Value>>,
+    /// Every metadata object as this handle saw the dataset at its open
+    /// or last commit (its own view, before any merge): what it changed
+    /// since is what differs from these (`format::merge`). `None` after
+    /// an open that found a commit unfinished, which the next commit
+    /// completes by rewriting every object.
+    base: Option<Map<String, Value>>,
+    /// Keys whose stored objects hold other writers' changes that `base`
+    /// lacks (see `merge::Base::merged`).
+    merged: std::collections::HashSet<String>,
     /// The published object (`.zmetadata`; v3: the root's `zarr.json`)
     /// as it was before this handle first published since its last
     /// commit (`None` inside: there was none), for `nc_abort`.
@@ -224,18 +236,38 @@ fn clear_new(model: &Model, store: &dyn Zmap, state: &mut CommitState) -> NcResu
     Ok(())
 }
 
-/// Forget what is known of the objects below `prefix` (moved or cleared).
+/// Forget what is known of the objects below `prefix` (cleared).
 fn forget(state: &mut CommitState, prefix: &str) {
-    if let Some(written) = &mut state.written {
-        let below = format!("{prefix}/");
-        written.retain(|k, _| !k.starts_with(&below));
+    let below = format!("{prefix}/");
+    for known in [&mut state.written, &mut state.base].into_iter().flatten() {
+        known.retain(|k, _| !k.starts_with(&below));
     }
+    state.merged.retain(|k| !k.starts_with(&below));
+}
+
+/// What is known of the objects below `from` is now known of them below
+/// `to` (moved there): a merge then sees only what this handle changed
+/// in them, not a move.
+fn rebase(state: &mut CommitState, from: &str, to: &str) {
+    let below = format!("{from}/");
+    forget(state, to);
+    for known in [&mut state.written, &mut state.base].into_iter().flatten() {
+        let moved: Vec<(String, Value)> = known
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix(&below).map(|rest| (format!("{to}/{rest}"), v.clone())))
+            .collect();
+        known.retain(|k, _| !k.starts_with(&below));
+        known.extend(moved);
+    }
+    let moved: Vec<String> =
+        state.merged.iter().filter_map(|k| k.strip_prefix(&below)).map(|rest| format!("{to}/{rest}")).collect();
+    state.merged.retain(|k| !k.starts_with(&below));
+    state.merged.extend(moved);
 }
 
 /// Record a rename done on storage (for `nc_abort` and the next commit).
 pub fn note_move(state: &mut CommitState, from: &str, to: &str) {
-    forget(state, from);
-    forget(state, to);
+    rebase(state, from, to);
     note_used(state, [from, to]);
     state.moves.push((from.to_string(), to.to_string()));
 }
@@ -283,11 +315,28 @@ pub fn write_new(model: &mut Model, store: &dyn Zmap, opts: &WriteOptions, state
         store.put(ZMETADATA, &zmetadata(&objects, None))?;
     }
     state.fresh = Some(Default::default());
-    finish(model, state, objects);
+    let base = objects.iter().cloned().collect();
+    finish(model, state, base, objects);
     Ok(())
 }
 
-fn finish(model: &mut Model, state: &mut CommitState, objects: Vec<(String, Value)>) {
+/// Remember the dataset as an open found it (`stored`: the objects it
+/// read), so that its commits merge with other writers' (see
+/// `format::merge`).
+pub fn remember_opened(
+    model: &Model,
+    opts: &WriteOptions,
+    stored: Map<String, Value>,
+    state: &mut CommitState,
+) -> NcResult<()> {
+    state.base = Some(render(model, opts)?.into_iter().collect());
+    state.written = Some(stored);
+    Ok(())
+}
+
+/// After a commit: the model's objects are all stored; `base` is this
+/// handle's view, `objects` what the store now holds.
+fn finish(model: &mut Model, state: &mut CommitState, base: Map<String, Value>, objects: Vec<(String, Value)>) {
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
         let gkey = model.group_key(g);
@@ -297,7 +346,8 @@ fn finish(model: &mut Model, state: &mut CommitState, objects: Vec<(String, Valu
     }
     model.dirty = false;
     let fresh = state.fresh.take();
-    *state = CommitState { written: Some(objects.into_iter().collect()), fresh, ..CommitState::default() };
+    *state =
+        CommitState { written: Some(objects.into_iter().collect()), base: Some(base), fresh, ..CommitState::default() };
     let stored = model.groups.iter().flat_map(|g| {
         g.stored_path.as_deref().into_iter().chain(g.vars.iter().filter_map(|v| v.stored_path.as_deref()))
     });
@@ -306,26 +356,46 @@ fn finish(model: &mut Model, state: &mut CommitState, objects: Vec<(String, Valu
 }
 
 /// Commit the model's metadata (steps 2-5 above; the caller wrote and
-/// synced the chunks). Objects of renamed variables and groups were moved
-/// when they were renamed.
+/// synced the chunks), merged with what other writers stored since this
+/// handle's open or last commit (`format::merge`), with other commits
+/// kept out meanwhile where the store can lock. Objects of renamed
+/// variables and groups were moved when they were renamed.
 pub fn write_dataset(
     model: &mut Model,
     store: &dyn Zmap,
     opts: &WriteOptions,
     state: &mut CommitState,
 ) -> NcResult<()> {
-    let objects = render(model, opts)?;
+    let ours = render(model, opts)?;
+    let _lock = crate::zmap::lock_commits(store)?;
+    let merged = match &state.base {
+        Some(base) => {
+            let empty = Map::new();
+            let stored = state.written.as_ref().unwrap_or(&empty);
+            let base = merge::Base { ours: base, stored, merged: &state.merged };
+            merge::with_stored(store, &base, &ours, opts, state.before_publish.is_some())?
+        }
+        None => {
+            let written = state.written.as_ref();
+            let unchanged = |key: &String, value: &Value| written.and_then(|w| w.get(key)) == Some(value);
+            let merged = ours.iter().map(|(key, value)| Merged {
+                key: key.clone(),
+                value: value.clone(),
+                write: !unchanged(key, value),
+                foreign: false,
+            });
+            merged.collect()
+        }
+    };
+    let objects: Vec<(String, Value)> = merged.iter().map(|m| (m.key.clone(), m.value.clone())).collect();
     publish_objects(store, &objects, state, opts)?;
     state.objects_touched = true;
     clear_new(model, store, state)?;
-    let written = state.written.take();
     // A v3 root published with consolidated metadata the dataset does not
     // keep is rewritten whatever changed, to drop it again.
     let republished = |key: &str| opts.zarr_v3 && !opts.consolidated && key == v3::read::ZARR_JSON;
-    let changed: Vec<&(String, Value)> = objects
-        .iter()
-        .filter(|(key, value)| republished(key) || written.as_ref().and_then(|w| w.get(key)) != Some(value))
-        .collect();
+    let changed: Vec<&(String, Value)> =
+        merged.iter().zip(&objects).filter(|(m, (key, _))| m.write || republished(key)).map(|(_, o)| o).collect();
     put_in_order(store, &changed)?;
     barrier(store, opts)?;
     // No barrier after this: should it not reach the disk, the durable
@@ -337,7 +407,10 @@ pub fn write_dataset(
     } else {
         store.delete(ZMETADATA)?;
     }
-    finish(model, state, objects);
+    let mut foreign = std::mem::take(&mut state.merged);
+    foreign.extend(merged.into_iter().filter(|m| m.foreign).map(|m| m.key));
+    finish(model, state, ours.into_iter().collect(), objects);
+    state.merged = foreign;
     Ok(())
 }
 
@@ -456,6 +529,51 @@ mod tests {
         m.def_var(g, b"f", NC_INT, &[x]).unwrap();
         write_dataset(&mut m, &store, &options(), &mut state).unwrap();
         assert_eq!(emptied(&store), vec!["e".to_string(), "g/f".to_string()]);
+    }
+
+    #[test]
+    fn commits_of_two_handles_merge_and_conflicts_fail() {
+        let store = crate::zmap::MemoryMap::new();
+        let mut first = sample_model();
+        write_new(&mut first, &store, &options(), &mut CommitState::default()).unwrap();
+        let open = || {
+            let read = read_dataset(&store, true).unwrap();
+            let mut state = CommitState::default();
+            remember_opened(&read.model, &options(), read.objects.unwrap(), &mut state).unwrap();
+            let model = read.model;
+            (model, state)
+        };
+        let (mut a, mut state_a) = open();
+        let (mut b, mut state_b) = open();
+        a.define_mode = true;
+        b.define_mode = true;
+        put_att(&mut a, 0, NC_GLOBAL_ID, b"from_a", Values::Int(vec![1])).unwrap();
+        put_att(&mut b, 0, NC_GLOBAL_ID, b"from_b", Values::Int(vec![2])).unwrap();
+        write_dataset(&mut a, &store, &options(), &mut state_a).unwrap();
+        write_dataset(&mut b, &store, &options(), &mut state_b).unwrap();
+        let stored = read_dataset(&store, false).unwrap().model;
+        let att =
+            |m: &Model, name: &str| crate::model::attrs::get_att(m, 0, NC_GLOBAL_ID, name, NC_INT).map(|(v, _)| v);
+        assert_eq!(att(&stored, "from_a"), Ok(Values::Int(vec![1])));
+        assert_eq!(att(&stored, "from_b"), Ok(Values::Int(vec![2])), "b's commit kept a's attribute");
+
+        // b's view still lacks a's attribute: its next commit keeps it
+        // all the same.
+        put_att(&mut b, 0, NC_GLOBAL_ID, b"again_b", Values::Int(vec![3])).unwrap();
+        write_dataset(&mut b, &store, &options(), &mut state_b).unwrap();
+        let stored = read_dataset(&store, false).unwrap().model;
+        assert_eq!(att(&stored, "from_a"), Ok(Values::Int(vec![1])), "b's second commit kept a's attribute");
+        assert_eq!(att(&stored, "again_b"), Ok(Values::Int(vec![3])));
+
+        // The same attribute changed differently by both: the second
+        // commit fails and the first one's value stays.
+        put_att(&mut a, 0, NC_GLOBAL_ID, b"shared", Values::Int(vec![10])).unwrap();
+        put_att(&mut b, 0, NC_GLOBAL_ID, b"shared", Values::Int(vec![20])).unwrap();
+        write_dataset(&mut a, &store, &options(), &mut state_a).unwrap();
+        assert_eq!(write_dataset(&mut b, &store, &options(), &mut state_b), Err(NcError::EINVAL));
+        let stored = read_dataset(&store, false).unwrap().model;
+        assert_eq!(att(&stored, "shared"), Ok(Values::Int(vec![10])));
+        assert_eq!(att(&stored, "from_b"), Ok(Values::Int(vec![2])));
     }
 
     #[test]

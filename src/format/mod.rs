@@ -15,6 +15,7 @@ pub mod commit;
 pub mod dtype;
 pub mod foreign;
 pub mod json;
+pub mod merge;
 pub mod open;
 pub mod options;
 pub mod source;

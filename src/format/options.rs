@@ -43,6 +43,9 @@ pub struct ReadResult {
     pub model: Model,
     /// The root group's `_NCProperties`, if present.
     pub ncproperties: Option<String>,
+    /// For a writer: every metadata object read, by key (v3: the root's
+    /// `zarr.json` without its consolidated metadata).
+    pub objects: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// How an open uses consolidated metadata (`.zmetadata`).

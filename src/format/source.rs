@@ -18,10 +18,21 @@ pub struct Source<'a> {
     pub consolidated: Option<Map<String, Value>>,
     /// Objects fetched ahead, many at once (see [`Source::prefetch`]).
     pub fetched: RefCell<HashMap<String, Option<Vec<u8>>>>,
+    /// Every object read, by key, when a writer opens: what its commits
+    /// tell other writers' changes by (`format::merge`).
+    pub seen: Option<RefCell<Map<String, Value>>>,
 }
 
 impl Source<'_> {
     pub fn json(&self, key: &str) -> NcResult<Option<Value>> {
+        let value = self.read_json(key)?;
+        if let (Some(seen), Some(value)) = (&self.seen, &value) {
+            seen.borrow_mut().insert(key.to_string(), value.clone());
+        }
+        Ok(value)
+    }
+
+    fn read_json(&self, key: &str) -> NcResult<Option<Value>> {
         if let Some(meta) = &self.consolidated {
             return Ok(meta.get(key).cloned());
         }

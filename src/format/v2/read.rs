@@ -119,7 +119,7 @@ fn current_consolidated(
     let Some(pending) = pending else {
         return Ok((how == Consolidation::Trust).then_some(meta));
     };
-    let direct = Source { store, consolidated: None, fetched: Default::default() };
+    let direct = Source { store, consolidated: None, fetched: Default::default(), seen: None };
     for key in [".zgroup", ".zattrs"] {
         let real = direct.json(key)?;
         let old = pending.get(key).filter(|v| !v.is_null());
@@ -148,6 +148,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions, probed: Probed) -> NcRe
         store,
         consolidated: current_consolidated(store, opts.consolidation, zmetadata)?,
         fetched: std::cell::RefCell::new(fetched),
+        seen: writable.then(Default::default),
     };
     // The root objects together; `.nczarr` (netcdf-c 4.8.0) is read only
     // when they name no newer layout.
@@ -200,6 +201,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions, probed: Probed) -> NcRe
     for (g, name) in std::mem::take(&mut reader.pending) {
         reader.read_var(g, &name)?;
     }
+    let objects = reader.src.seen.take().map(std::cell::RefCell::into_inner);
     let mut model = reader.model;
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
@@ -214,7 +216,7 @@ pub fn read_dataset(store: &dyn Zmap, opts: ReadOptions, probed: Probed) -> NcRe
     if layout == Layout::Pure {
         mark_appendable(&mut model);
     }
-    Ok(Some(ReadResult { model, ncproperties }))
+    Ok(Some(ReadResult { model, ncproperties, objects }))
 }
 
 /// Is there a Zarr v2 array or group directly below the root?

@@ -119,7 +119,12 @@ pub fn read_dataset_from(store: &dyn Zmap, opts: ReadOptions, root: Option<Vec<u
     let consolidated = if opts.consolidation == Consolidation::Ignore { None } else { consolidated(&root)? };
     let attrs = object(root.get("attributes"))?;
     let ncproperties = attrs.get("_NCProperties").and_then(Value::as_str).map(str::to_string);
-    let src = Source { store, consolidated, fetched: Default::default() };
+    let seen = opts.writable.then(|| {
+        let mut root = root.clone();
+        root.shift_remove("consolidated_metadata");
+        std::cell::RefCell::new(Map::from_iter([(ZARR_JSON.to_string(), Value::Object(root))]))
+    });
+    let src = Source { store, consolidated, fetched: Default::default(), seen };
     let nczarr = attrs.contains_key(SUPERBLOCK) && !opts.pure_zarr;
     let mut model = Model::new(opts.writable);
     model.zarr_v3 = true;
@@ -129,6 +134,7 @@ pub fn read_dataset_from(store: &dyn Zmap, opts: ReadOptions, root: Option<Vec<u
         reader.read_var(g, &name, &doc)?;
     }
     let pure = !reader.nczarr;
+    let objects = reader.src.seen.take().map(std::cell::RefCell::into_inner);
     let mut model = reader.model;
     for g in 0..model.groups.len() {
         model.groups[g].stored_path = Some(model.group_key(g));
@@ -136,7 +142,7 @@ pub fn read_dataset_from(store: &dyn Zmap, opts: ReadOptions, root: Option<Vec<u
     if pure {
         mark_appendable(&mut model);
     }
-    Ok(ReadResult { model, ncproperties })
+    Ok(ReadResult { model, ncproperties, objects })
 }
 
 struct Reader<'a> {
