@@ -34,6 +34,10 @@ use crate::zmap::{Zmap, join};
 //    most);
 // 5. `.zmetadata` without the marker (or, without consolidation, none).
 //
+// Steps 2-5 run under the store's commit lock (`zmap::lock_commits`), and
+// the objects they write are this handle's merged with what other writers
+// committed since its open or last commit (`format::merge`).
+//
 // For a process that dies, the order of its writes is the order they
 // reach the store (the kernel has them all). For a power failure, a
 // durable commit (`WriteOptions::durable`, see `zmap::Durability`) makes
