@@ -3,7 +3,7 @@
 #
 #   fuzz/run.sh [target...]        every target when none is named
 #
-# FUZZ_SECONDS   seconds per target (default 20: 11 targets, about 4 minutes
+# FUZZ_SECONDS   seconds per target (default 20: 12 targets, about 4 minutes
 #                of fuzzing on 2 cores, plus the build)
 # FUZZ_ARGS      more libFuzzer flags
 #
@@ -48,7 +48,7 @@ echo "fuzz targets built in $(($(date +%s) - start)) s; ${#targets[@]} targets, 
 
 dict_for() {
     case $1 in
-        metadata | store | rewrite | attrs) echo dict/zarr.dict ;;
+        metadata | store | rewrite | attrs | merge) echo dict/zarr.dict ;;
         *) [ -f "dict/$1.dict" ] && echo "dict/$1.dict" ;;
     esac
 }

@@ -13,6 +13,7 @@
 
 pub mod archive;
 mod codecs;
+mod merges;
 mod stores;
 mod text;
 mod values;
@@ -20,6 +21,7 @@ mod vlens;
 mod zips;
 
 pub use codecs::codec;
+pub use merges::merge;
 pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
@@ -43,6 +45,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("store", store),
     ("rewrite", rewrite),
     ("zip", zip),
+    ("merge", merge),
 ];
 
 /// A small deterministic generator, seeded from the input, for choices

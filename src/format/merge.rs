@@ -133,8 +133,7 @@ pub fn with_stored(
         // writers: once a key was merged, its members are always merged.
         let value = if (theirs_changed || base.merged.contains(key)) && now != mine {
             let was_ours = plain(key, base.ours.get(key));
-            let mut path = vec![key.clone()];
-            let merged = merge3(was_ours.as_ref(), mine.as_ref(), was_stored.as_ref(), now.as_ref(), &mut path)?;
+            let merged = merge_object(key, was_ours.as_ref(), mine.as_ref(), was_stored.as_ref(), now.as_ref())?;
             merged.unwrap_or(Value::Null)
         } else {
             // Only this handle changed it: as it has it (which also
@@ -155,6 +154,19 @@ pub fn with_stored(
         }
     }
     Ok(merged)
+}
+
+/// Merge one metadata object (stored under `key`) member by member:
+/// `ours` descended from `base_ours`, `stored` from `base_stored`
+/// (`None`: absent). Public for the fuzz target `merge`.
+pub fn merge_object(
+    key: &str,
+    base_ours: Option<&Value>,
+    ours: Option<&Value>,
+    base_stored: Option<&Value>,
+    stored: Option<&Value>,
+) -> NcResult<Option<Value>> {
+    merge3(base_ours, ours, base_stored, stored, &mut vec![key.to_string()])
 }
 
 /// Is the member at `path` (the object's key, then its members) a size,
