@@ -65,6 +65,9 @@ pub struct Dataset {
     pub commit: format::commit::CommitState,
     /// Which commits are forced to disk (`fsync=`, `NCZARR_RS_FSYNC`).
     pub durability: Durability,
+    /// Opened by `nc_create_par`/`nc_open_par` (src/parallel): commits
+    /// and aborts are collective.
+    pub parallel: Option<Box<crate::parallel::Parallel>>,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -190,6 +193,7 @@ impl Dataset {
             owner_pid: std::process::id(),
             commit,
             durability,
+            parallel: None,
         })
     }
 
@@ -296,6 +300,7 @@ impl Dataset {
             owner_pid: std::process::id(),
             commit: Default::default(),
             durability,
+            parallel: None,
         })
     }
 
@@ -326,7 +331,7 @@ impl Dataset {
         ds.store.destroy()
     }
 
-    fn write_options(&self) -> WriteOptions {
+    pub(crate) fn write_options(&self) -> WriteOptions {
         let durable = self.durability.commit_is_durable(false);
         WriteOptions { durable, ..write_options(&self.url, self.ncproperties.as_deref(), &self.model) }
     }
@@ -336,7 +341,11 @@ impl Dataset {
     /// whose chunks are not there yet; see `format::commit` for the order
     /// of a commit). `explicit` (an `nc_sync`) or the dataset's
     /// durability says whether it is all forced to disk.
-    fn flush_metadata(&mut self, explicit: bool) -> NcResult<()> {
+    pub(crate) fn flush_metadata(&mut self, explicit: bool) -> NcResult<()> {
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::commit(self, explicit);
+        }
         if !self.model.writable {
             return Ok(());
         }
@@ -457,6 +466,10 @@ impl Dataset {
     /// `nc_abort`: a dataset created by this handle is deleted; for an
     /// opened one, changes not yet written are dropped.
     pub fn abort(&mut self) -> NcResult<()> {
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::abort(self);
+        }
         self.caches.clear();
         if self.created {
             self.store.destroy()
