@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The MPI tests (make mpi-test): C programs using netcdf_par.h, built with
+# mpicc against the parallel library and run under mpirun on 4 ranks
+# (oversubscribed: CI machines have 2 cores), then the stores they wrote
+# read by the serial library's ncdump, by netcdf-c 4.10.1's (the oracle,
+# Zarr v2 only: it reads no v3) and by zarr-python, values checked.
+#
+# Usage: ctests/mpi/run.sh MPI_LIBDIR SERIAL_LIBDIR PYTHON
+#   MPI_LIBDIR     the parallel build (make MPI=1: target/mpi/release)
+#   SERIAL_LIBDIR  the default build (target/release)
+#   PYTHON         the test venv's python (netCDF4 for the oracle, zarr)
+# A missing mpicc or mpirun fails under CI=true, else the tests are
+# skipped with a message.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mpi_libdir=$(cd "${1:?usage: run.sh MPI_LIBDIR SERIAL_LIBDIR PYTHON}" && pwd)
+serial_libdir=$(cd "${2:?usage: run.sh MPI_LIBDIR SERIAL_LIBDIR PYTHON}" && pwd)
+python=${3:?usage: run.sh MPI_LIBDIR SERIAL_LIBDIR PYTHON}
+NP=${NCZARR_RS_MPI_NP:-4}
+
+for tool in mpicc mpirun; do
+    if ! command -v $tool >/dev/null; then
+        if [ "${CI:-}" = true ]; then
+            echo "mpi-test: FAIL: no $tool (tools/install-test-deps.sh installs openmpi-bin and libopenmpi-dev)" >&2
+            exit 1
+        fi
+        echo "mpi-test: skipped: no $tool (install openmpi-bin and libopenmpi-dev)"
+        exit 0
+    fi
+done
+for lib in "$mpi_libdir/libnetcdf.so.19" "$serial_libdir/libnetcdf.so.19"; do
+    [ -e "$lib" ] || { echo "mpi-test: $lib is missing (make build; make MPI=1 build)" >&2; exit 1; }
+done
+nm -D --defined-only "$mpi_libdir/libnetcdf.so" | awk '$3 == "nc_create_par" {found = 1} END {exit !found}' ||
+    { echo "mpi-test: $mpi_libdir/libnetcdf.so is not the parallel build (make MPI=1 build)" >&2; exit 1; }
+
+work=$(dirname "$mpi_libdir")/mpi-test
+rm -rf "$work"
+mkdir -p "$work/bin" "$work/run"
+for src in "$here"/t_*.c; do
+    mpicc -std=c99 -Wall -Wextra -Werror -O2 -I"$root/include" "$src" -L"$mpi_libdir" -lnetcdf \
+        -Wl,-rpath,"$mpi_libdir" -o "$work/bin/$(basename "$src" .c)"
+done
+
+# OpenMPI refuses to run as root unless told (CI containers run as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# No network interfaces to probe on one machine: shared memory and self.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi() { timeout 300 mpirun -np "$NP" --oversubscribe "$@"; }
+
+# netcdf-c 4.10.1 (the tools tests' oracle: the netCDF4 wheel's library
+# behind a shim), built where those tests build it.
+oracle=$(cd "$root" && "$python" -c \
+    'import sys; sys.path.insert(0, "tests/tools"); import harness; print(harness.build_oracle())')
+
+cd "$work/run"
+failed=0
+ran=0
+run() {
+    local name=$1; shift
+    ran=$((ran + 1))
+    if "$@"; then echo "PASS $name"; else echo "FAIL $name"; failed=$((failed + 1)); fi
+}
+
+# (a), (e): 4 ranks write one store, in each format; (b): read back by
+# other readers.
+write_and_read() {
+    local store=$1 mode=$2 zarr_format=$3 oracle_reads=$4
+    local url="file://$PWD/$store#mode=$mode"
+    mpi "$work/bin/t_par_write" "$url" || return 1
+    echo "  ncdump over the serial nczarr-rs:"
+    LD_LIBRARY_PATH=$serial_libdir ncdump -v field,rec "$url" | "$python" "$here/check_dump.py" "$NP" || return 1
+    if [ "$oracle_reads" = yes ]; then
+        echo "  ncdump over netcdf-c 4.10.1:"
+        LD_LIBRARY_PATH=$oracle HDF5_PLUGIN_PATH= ncdump -v field,rec "$url" |
+            "$python" "$here/check_dump.py" "$NP" || return 1
+    fi
+    "$python" "$here/check_zarr.py" "$NP" "$store" "$zarr_format"
+}
+run "t_par_write nczarr" write_and_read nczarr.zarr nczarr,file 2 yes
+run "t_par_write zarr" write_and_read zarr.zarr zarr,file 2 yes
+run "t_par_write zarr v3" write_and_read zarr3.zarr zarr,v3,file 3 no
+run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
+# (c), (d) and the other refusals.
+run t_par_errors mpi "$work/bin/t_par_errors"
+
+echo "mpi-test: $((ran - failed)) of $ran passed ($NP ranks)"
+[ "$failed" = 0 ]
