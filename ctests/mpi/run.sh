@@ -85,5 +85,28 @@ run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
 
+# The parallel install (make MPI=1 install): netcdf_par.h, nc-config and
+# the CMake package say parallel, and a program built as nc-config says
+# runs on 4 ranks over the installed library.
+parallel_install() {
+    local prefix=$work/prefix ncc
+    PREFIX=$prefix PARALLEL=1 LIB=$mpi_libdir/libnetcdf.so "$root/packaging/install.sh" install >/dev/null
+    ncc=$prefix/bin/nc-config
+    [ -f "$prefix/include/netcdf_par.h" ] || { echo "no netcdf_par.h installed"; return 1; }
+    for q in --has-parallel --has-parallel4; do
+        [ "$("$ncc" $q)" = yes ] || { echo "nc-config $q: $("$ncc" $q)"; return 1; }
+    done
+    grep -q '^#define NC_HAS_PARALLEL  *1' "$prefix/include/netcdf_meta.h" || { echo "NC_HAS_PARALLEL not 1"; return 1; }
+    grep -qx 'set(netCDF_HAS_PARALLEL yes)' "$prefix/lib/cmake/netCDF/netCDFConfig.cmake" ||
+        { echo "netCDF_HAS_PARALLEL not yes"; return 1; }
+    # shellcheck disable=SC2046
+    $("$ncc" --cc) -std=c99 $("$ncc" --cflags) "$here/t_par_write.c" $("$ncc" --libs) \
+        -Wl,-rpath,"$prefix/lib" -o "$work/bin/t_par_write_installed" || return 1
+    mpi "$work/bin/t_par_write_installed" "file://$PWD/installed.zarr#mode=nczarr,file" || return 1
+    PREFIX=$prefix "$root/packaging/install.sh" uninstall >/dev/null
+    [ ! -e "$prefix" ] || { echo "uninstall left $(find "$prefix")"; return 1; }
+}
+run "parallel install" parallel_install
+
 echo "mpi-test: $((ran - failed)) of $ran passed ($NP ranks)"
 [ "$failed" = 0 ]
