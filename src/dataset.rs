@@ -396,9 +396,13 @@ impl Dataset {
     /// stay together (netcdf-c leaves them behind). Crash-safe: the old
     /// keys keep reaching the objects (an alias) until metadata naming the
     /// new ones is published. On error nothing has changed on storage.
-    fn move_stored(&mut self, old: &str, new: &str) -> NcResult<()> {
+    pub(crate) fn move_stored(&mut self, old: &str, new: &str) -> NcResult<()> {
         if old == new {
             return Ok(());
+        }
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::move_stored(self, old, new);
         }
         self.store.move_prefix(old, new)?;
         self.rebase_stored_paths(old, new);
@@ -417,7 +421,7 @@ impl Dataset {
     }
 
     /// Stored paths at or below `old` now live below `new`.
-    fn rebase_stored_paths(&mut self, old: &str, new: &str) {
+    pub(crate) fn rebase_stored_paths(&mut self, old: &str, new: &str) {
         let rebase = |path: &mut Option<String>| {
             if let Some(p) = path
                 && let Some(rest) = p.strip_prefix(old).filter(|r| r.is_empty() || r.starts_with('/'))

@@ -82,6 +82,9 @@ run "t_par_write nczarr" write_and_read nczarr.zarr nczarr,file 2 yes
 run "t_par_write zarr" write_and_read zarr.zarr zarr,file 2 yes
 run "t_par_write zarr v3" write_and_read zarr3.zarr zarr,v3,file 3 no
 run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
+# Renames of stored objects, v2 and v3.
+run "t_par_rename nczarr" mpi "$work/bin/t_par_rename" "file://$PWD/rename.zarr#mode=nczarr,file"
+run "t_par_rename nczarr v3" mpi "$work/bin/t_par_rename" "file://$PWD/rename3.zarr#mode=nczarr,v3,file"
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
 

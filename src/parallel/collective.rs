@@ -151,6 +151,22 @@ fn mark_committed(ds: &mut Dataset) {
     model.dirty = false;
 }
 
+/// A renamed variable's or group's stored objects move once, by rank 0,
+/// after every rank's earlier chunk writes are done (the barrier: no rank
+/// is writing below `old` while it moves); the others then only follow
+/// the new names.
+pub fn move_stored(ds: &mut Dataset, old: &str, new: &str) -> NcResult<()> {
+    without_parallel(ds, |ds, par| {
+        par.comm.barrier()?;
+        let moved = if par.comm.rank() == ROOT { ds.move_stored(old, new) } else { Ok(()) };
+        par.comm.broadcast_status(moved, ROOT)?;
+        if par.comm.rank() != ROOT {
+            ds.rebase_stored_paths(old, new);
+        }
+        Ok(())
+    })
+}
+
 /// `nc_abort` collectively: unwritten chunks are dropped on every rank;
 /// rank 0 alone deletes a created store or takes back an unfinished
 /// commit (several ranks deleting one store would race); its result is
