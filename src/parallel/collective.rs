@@ -50,7 +50,7 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, explicit: bool) -> NcResult<()> {
     let durable = ds.durability.commit_is_durable(explicit);
     let stored = engine::flush(ds).and_then(|()| if durable { ds.store.sync() } else { Ok(()) });
     // 2. Statuses and digests.
-    let digest = stored.and_then(|()| metadata_digest(ds));
+    let digest = stored.and_then(|()| super::digest::metadata(&ds.model, &ds.write_options()));
     let mut mine = [0u8; 12];
     mine[..4].copy_from_slice(&digest.as_ref().err().map_or(0, |e| e.0).to_le_bytes());
     mine[4..].copy_from_slice(&digest.as_ref().map_or(0, |d| *d).to_le_bytes());
@@ -71,7 +71,7 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, explicit: bool) -> NcResult<()> {
         return Err(NcError::EINVAL);
     }
     // 3. Growable dimensions: the longest any rank has.
-    let growable: Vec<usize> = (0..ds.model.dims.len()).filter(|&d| grows(ds, d)).collect();
+    let growable: Vec<usize> = (0..ds.model.dims.len()).filter(|&d| super::digest::grows(&ds.model.dims[d])).collect();
     let mut lengths: Vec<u64> = std::iter::once(u64::from(ds.model.dirty))
         .chain(growable.iter().map(|&d| ds.model.dims[d].len as u64))
         .collect();
@@ -98,41 +98,6 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, explicit: bool) -> NcResult<()> {
     // to be fill (the serial shortcut for variables a handle defined).
     ds.model.groups.iter_mut().flat_map(|g| g.vars.iter_mut()).for_each(|v| v.fresh = false);
     result
-}
-
-/// Can dimension `d` be longer on one rank than on another after data
-/// writes alone?
-fn grows(ds: &Dataset, d: usize) -> bool {
-    let dim = &ds.model.dims[d];
-    dim.unlimited || dim.appendable
-}
-
-/// A 64-bit digest (FNV-1a) of the metadata objects this rank would
-/// write, with growable dimensions' lengths set to zero (they are agreed
-/// separately). Every rank runs the same library, so equal metadata
-/// renders to equal bytes.
-fn metadata_digest(ds: &Dataset) -> NcResult<u64> {
-    let mut model = ds.model.clone();
-    for d in 0..model.dims.len() {
-        if grows(ds, d) {
-            model.dims[d].len = 0;
-        }
-    }
-    let objects = crate::format::commit::render(&model, &ds.write_options())?;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    for (key, value) in &objects {
-        feed(key.as_bytes());
-        feed(&[0]);
-        feed(&crate::format::json::to_bytes(value));
-        feed(&[0]);
-    }
-    Ok(hash)
 }
 
 /// What rank 0's commit did to its model, on a rank that did not write:

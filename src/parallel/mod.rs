@@ -21,6 +21,7 @@ use std::collections::HashMap;
 pub mod collective;
 #[cfg(feature = "mpi")]
 pub mod comm;
+pub mod digest;
 #[cfg(feature = "mpi")]
 pub mod entry;
 
