@@ -7,6 +7,9 @@ use std::ffi::{c_int, c_void};
 
 use crate::error::{NcError, NcResult};
 
+/// csrc/parallel.c's collectives (private to the library).
+///
+/// cbindgen:ignore
 unsafe extern "C" {
     fn nczrs_mpi_free(h: *mut c_void);
     fn nczrs_mpi_rank(h: *mut c_void) -> c_int;
