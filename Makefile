@@ -167,11 +167,12 @@ fortran-test: build
 # MPI: the parallel build (both builds, whatever MPI says) and its tests
 # under mpirun on 4 ranks (ctests/mpi/run.sh): stores written in parallel,
 # read back by every rank, by ncdump over the serial build and over
-# netcdf-c 4.10.1, and by zarr-python.
+# netcdf-c 4.10.1, and by zarr-python; directories and S3 (moto, s3s-fs).
 mpi-test:
 	$(MAKE) build MPI=
 	$(MAKE) build MPI=1
-	ctests/mpi/run.sh $(MPI_LIBDIR) $(SERIAL_LIBDIR) $(VENV)/bin/python
+	MOTO_SERVER=$(VENV)/bin/moto_server S3S_FS=$(TOOLS)/bin/s3s-fs \
+	    ctests/mpi/run.sh $(MPI_LIBDIR) $(SERIAL_LIBDIR) $(VENV)/bin/python
 
 # Installs what `make build` built; it does not build (so `sudo make
 # install` needs no Rust toolchain in root's PATH).

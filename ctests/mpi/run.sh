@@ -9,8 +9,10 @@
 #   MPI_LIBDIR     the parallel build (make MPI=1: target/mpi/release)
 #   SERIAL_LIBDIR  the default build (target/release)
 #   PYTHON         the test venv's python (netCDF4 for the oracle, zarr)
-# A missing mpicc or mpirun fails under CI=true, else the tests are
-# skipped with a message.
+# The S3 runs use moto and s3s-fs (tools/s3-servers.sh; MOTO_SERVER and
+# S3S_FS name the binaries, as for make unit-test). A missing mpicc,
+# mpirun or S3 server fails under CI=true, else what needs it is skipped
+# with a message.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -85,6 +87,30 @@ run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
 # Renames of stored objects, v2 and v3.
 run "t_par_rename nczarr" mpi "$work/bin/t_par_rename" "file://$PWD/rename.zarr#mode=nczarr,file"
 run "t_par_rename nczarr v3" mpi "$work/bin/t_par_rename" "file://$PWD/rename3.zarr#mode=nczarr,v3,file"
+# S3: every rank its own connections; rank 0 clears a clobbered prefix.
+s3_state=$work/s3-servers
+s3_servers() { "$root/tools/s3-servers.sh" "$@" "$s3_state"; }
+if s3_servers start >/dev/null; then
+    trap 's3_servers stop >/dev/null 2>&1 || true' EXIT
+    # shellcheck disable=SC1091
+    . "$s3_state/urls.env"
+    s3_write() {
+        local url=$1/$NCZARR_RS_TEST_BUCKET/$2
+        HOME=$work AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=AK AWS_SECRET_ACCESS_KEY=SK AWS_REGION=us-east-1 \
+            mpi "$work/bin/t_par_write" "$url" || return 1
+        echo "  ncdump over the serial nczarr-rs:"
+        HOME=$work AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=AK AWS_SECRET_ACCESS_KEY=SK AWS_REGION=us-east-1 \
+            LD_LIBRARY_PATH=$serial_libdir ncdump -v field,rec "$url" | "$python" "$here/check_dump.py" "$NP"
+    }
+    run "t_par_write s3 (s3s-fs) nczarr" s3_write "$NCZARR_RS_TEST_S3S" "par.zarr#mode=nczarr,s3"
+    run "t_par_write s3 (s3s-fs) zarr v3" s3_write "$NCZARR_RS_TEST_S3S" "par3.zarr#mode=zarr,v3,s3"
+    run "t_par_write s3 (moto) nczarr" s3_write "$NCZARR_RS_TEST_MOTO" "par.zarr#mode=nczarr,s3"
+elif [ "${CI:-}" = true ]; then
+    echo "FAIL s3: the S3 test servers did not start (tools/install-test-deps.sh installs them)"
+    failed=$((failed + 1))
+else
+    echo "skipped s3: the S3 test servers did not start (MOTO_SERVER, S3S_FS; see tools/s3-servers.sh)"
+fi
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
 
