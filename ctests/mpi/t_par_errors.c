@@ -134,6 +134,15 @@ int main(int argc, char **argv)
     OK(nc_var_par_access(ncid, v, NC_COLLECTIVE));
     OK(nc_close(ncid));
 
+    /* nc_create_par_fortran, then nc_abort: rank 0 deletes the new store
+     * once, every rank succeeds, and it is gone. */
+#define ABORTED "file://par_aborted.zarr#mode=nczarr,file"
+    OK(nc_create_par_fortran(ABORTED, NC_CLOBBER | NC_NETCDF4, fcomm, finfo, &ncid));
+    OK(nc_def_dim(ncid, "x", 1, &x));
+    OK(nc_enddef(ncid));
+    OK(nc_abort(ncid));
+    ERR(NC_ENOOBJECT, nc_open_par(ABORTED, NC_NOWRITE, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
+
     /* Not opened in parallel: NC_ENOPAR once id and mode are valid. */
     OK(nc_open(STORE, NC_NOWRITE, &ncid));
     ERR(NC_ENOPAR, nc_var_par_access(ncid, v, NC_COLLECTIVE));
