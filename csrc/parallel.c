@@ -105,6 +105,17 @@ int nczrs_mpi_rank(void *h) {
     return rank;
 }
 
+/* The rank in MPI_COMM_WORLD, which trace lines show (0 when MPI is not
+ * running). */
+int nczrs_mpi_world_rank(void) {
+    int initialized = 0, finalized = 0, rank = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
 int nczrs_mpi_size(void *h) {
     int size = 1;
     MPI_Comm_size(((struct nczrs_comm *)h)->comm, &size);

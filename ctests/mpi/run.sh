@@ -87,6 +87,16 @@ run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
 # Renames of stored objects, v2 and v3.
 run "t_par_rename nczarr" mpi "$work/bin/t_par_rename" "file://$PWD/rename.zarr#mode=nczarr,file"
 run "t_par_rename nczarr v3" mpi "$work/bin/t_par_rename" "file://$PWD/rename3.zarr#mode=nczarr,v3,file"
+# NCTRACING lines say the rank (the ranks share one stderr).
+traced_ranks() {
+    NCTRACING=5 mpi "$work/bin/t_par_rename" "file://$PWD/traced.zarr#mode=nczarr,file" 2> traced.err >/dev/null ||
+        { cat traced.err; return 1; }
+    local r
+    for r in $(seq 0 $((NP - 1))); do
+        grep -q "^nczarr-rs (5) \[rank $r\] file put " traced.err || { echo "no trace line of rank $r"; return 1; }
+    done
+}
+run "NCTRACING ranks" traced_ranks
 # S3: every rank its own connections; rank 0 clears a clobbered prefix.
 s3_state=$work/s3-servers
 s3_servers() { "$root/tools/s3-servers.sh" "$@" "$s3_state"; }

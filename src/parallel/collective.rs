@@ -139,6 +139,12 @@ pub fn move_stored(ds: &mut Dataset, old: &str, new: &str) -> NcResult<()> {
 pub fn abort(ds: &mut Dataset) -> NcResult<()> {
     without_parallel(ds, |ds, par| {
         ds.caches.clear();
+        if !ds.model.writable && !ds.created {
+            // Nothing to undo: opened read only on every rank (the open
+            // mode is collective), or inherited by a forked child, which
+            // must not wait for the ranks.
+            return Ok(());
+        }
         par.comm.barrier()?;
         let done = if par.comm.rank() == ROOT { ds.abort() } else { Ok(()) };
         par.comm.broadcast_status(done, ROOT)

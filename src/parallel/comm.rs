@@ -7,27 +7,40 @@ use std::ffi::{c_int, c_void};
 
 use crate::error::{NcError, NcResult};
 
-/// csrc/parallel.c's collectives (private to the library).
+/// csrc/parallel.c's collectives (private to the library, so not in the
+/// headers the ABI check compares).
 ///
 /// cbindgen:ignore
-unsafe extern "C" {
-    fn nczrs_mpi_free(h: *mut c_void);
-    fn nczrs_mpi_rank(h: *mut c_void) -> c_int;
-    fn nczrs_mpi_size(h: *mut c_void) -> c_int;
-    fn nczrs_mpi_barrier(h: *mut c_void) -> c_int;
-    fn nczrs_mpi_bcast(h: *mut c_void, buf: *mut c_void, len: usize, root: c_int) -> c_int;
-    fn nczrs_mpi_allreduce_u64(h: *mut c_void, inout: *mut u64, n: usize, op: c_int) -> c_int;
-    fn nczrs_mpi_allreduce_i64(h: *mut c_void, inout: *mut i64, n: usize, op: c_int) -> c_int;
-    fn nczrs_mpi_allgather(h: *mut c_void, send: *const c_void, len: usize, recv: *mut c_void) -> c_int;
-    fn nczrs_mpi_alltoallv(
-        h: *mut c_void,
-        send: *const c_void,
-        sendcounts: *const usize,
-        sdispls: *const usize,
-        recv: *mut c_void,
-        recvcounts: *const usize,
-        rdispls: *const usize,
-    ) -> c_int;
+mod ffi {
+    use std::ffi::{c_int, c_void};
+
+    unsafe extern "C" {
+        pub fn nczrs_mpi_free(h: *mut c_void);
+        pub fn nczrs_mpi_rank(h: *mut c_void) -> c_int;
+        pub fn nczrs_mpi_size(h: *mut c_void) -> c_int;
+        pub fn nczrs_mpi_world_rank() -> c_int;
+        pub fn nczrs_mpi_barrier(h: *mut c_void) -> c_int;
+        pub fn nczrs_mpi_bcast(h: *mut c_void, buf: *mut c_void, len: usize, root: c_int) -> c_int;
+        pub fn nczrs_mpi_allreduce_u64(h: *mut c_void, inout: *mut u64, n: usize, op: c_int) -> c_int;
+        pub fn nczrs_mpi_allreduce_i64(h: *mut c_void, inout: *mut i64, n: usize, op: c_int) -> c_int;
+        pub fn nczrs_mpi_allgather(h: *mut c_void, send: *const c_void, len: usize, recv: *mut c_void) -> c_int;
+        pub fn nczrs_mpi_alltoallv(
+            h: *mut c_void,
+            send: *const c_void,
+            sendcounts: *const usize,
+            sdispls: *const usize,
+            recv: *mut c_void,
+            recvcounts: *const usize,
+            rdispls: *const usize,
+        ) -> c_int;
+    }
+}
+use ffi::*;
+
+/// This process's rank in `MPI_COMM_WORLD` (local).
+pub fn world_rank() -> i32 {
+    // SAFETY: no arguments; the shim checks MPI is running.
+    unsafe { nczrs_mpi_world_rank() }
 }
 
 /// Which reduction an all-reduce applies.
@@ -48,6 +61,8 @@ pub struct Comm {
     handle: *mut c_void,
     rank: usize,
     size: usize,
+    /// The process that made it: a forked child must not call MPI.
+    owner_pid: u32,
 }
 
 // SAFETY: the handle is used only by whoever holds the dataset (under its
@@ -63,7 +78,7 @@ impl Comm {
     pub unsafe fn from_raw(handle: *mut c_void) -> Comm {
         // SAFETY: a live handle, per this function's contract.
         let (rank, size) = unsafe { (nczrs_mpi_rank(handle), nczrs_mpi_size(handle)) };
-        Comm { handle, rank: rank.max(0) as usize, size: size.max(1) as usize }
+        Comm { handle, rank: rank.max(0) as usize, size: size.max(1) as usize, owner_pid: std::process::id() }
     }
 
     /// This process's rank (local).
@@ -165,6 +180,11 @@ fn offsets(lengths: &[usize]) -> Vec<usize> {
 
 impl Drop for Comm {
     fn drop(&mut self) {
+        if std::process::id() != self.owner_pid {
+            // A forked child closing an inherited dataset: MPI is its
+            // parent's; the handle is left to the parent.
+            return;
+        }
         // SAFETY: the handle is ours and freed once.
         unsafe { nczrs_mpi_free(self.handle) }
     }

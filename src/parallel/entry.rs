@@ -60,6 +60,7 @@ pub unsafe extern "C" fn nczrs_par_create(
 ) -> c_int {
     // SAFETY: the shim's handle, handed over.
     let comm = unsafe { Comm::from_raw(comm) };
+    crate::zmap::trace::set_rank(super::comm::world_rank());
     guard(|| {
         // SAFETY: per this function's contract.
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
@@ -102,6 +103,7 @@ pub unsafe extern "C" fn nczrs_par_open(
 ) -> c_int {
     // SAFETY: the shim's handle, handed over.
     let comm = unsafe { Comm::from_raw(comm) };
+    crate::zmap::trace::set_rank(super::comm::world_rank());
     guard(|| {
         // SAFETY: per this function's contract.
         let path = unsafe { c_str(path, NcError::EINVAL) }?;
