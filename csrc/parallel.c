@@ -55,6 +55,13 @@ static int dup_comm(MPI_Comm comm, struct nczrs_comm **out) {
     return NC_NOERR;
 }
 
+/* A private duplicate of MPI_COMM_WORLD (NULL on failure), for the Rust
+ * tests of the collectives (src/parallel/comm.rs). */
+void *nczrs_mpi_dup_world(void) {
+    struct nczrs_comm *c = NULL;
+    return dup_comm(MPI_COMM_WORLD, &c) == NC_NOERR ? c : NULL;
+}
+
 int nczrs_c_create_par(const char *path, int cmode, MPI_Comm comm, MPI_Info info, int *ncidp) {
     (void)info; /* MPI-IO hints: no MPI-IO here. */
     struct nczrs_comm *c;

@@ -65,6 +65,14 @@ run() {
     if "$@"; then echo "PASS $name"; else echo "FAIL $name"; failed=$((failed + 1)); fi
 }
 
+# The communicator's collectives (src/parallel/comm.rs's tests), from the
+# library's unit-test binary of the parallel build, on every rank.
+unit_test=$(cd "$root" && cargo test --release --features mpi --lib --target-dir "$(dirname "$mpi_libdir")" \
+    --no-run --message-format=json 2>/dev/null |
+    "$python" -c 'import json, sys; [print(m["executable"]) for m in map(json.loads, sys.stdin) if m.get("executable")]')
+[ -x "$unit_test" ] || { echo "mpi-test: cannot build the parallel unit tests" >&2; exit 1; }
+run "comm collectives" mpi "$unit_test" --exact parallel::comm::tests::collectives --test-threads=1 -q
+
 # (a), (e): 4 ranks write one store, in each format; (b): read back by
 # other readers.
 write_and_read() {

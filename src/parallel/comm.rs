@@ -19,6 +19,8 @@ mod ffi {
         pub fn nczrs_mpi_rank(h: *mut c_void) -> c_int;
         pub fn nczrs_mpi_size(h: *mut c_void) -> c_int;
         pub fn nczrs_mpi_world_rank() -> c_int;
+        #[cfg(test)]
+        pub fn nczrs_mpi_dup_world() -> *mut c_void;
         pub fn nczrs_mpi_barrier(h: *mut c_void) -> c_int;
         pub fn nczrs_mpi_bcast(h: *mut c_void, buf: *mut c_void, len: usize, root: c_int) -> c_int;
         pub fn nczrs_mpi_allreduce_u64(h: *mut c_void, inout: *mut u64, n: usize, op: c_int) -> c_int;
@@ -98,6 +100,10 @@ impl Comm {
 
     /// Root's `buf` into every rank's `buf` (the same length everywhere).
     pub fn broadcast(&self, buf: &mut [u8], root: usize) -> NcResult<()> {
+        if buf.is_empty() {
+            // As in all_gather: nothing to do on any rank.
+            return Ok(());
+        }
         // SAFETY: a live handle; `buf` is valid for its length.
         status(unsafe { nczrs_mpi_bcast(self.handle, buf.as_mut_ptr().cast(), buf.len(), root as c_int) })
     }
@@ -123,16 +129,18 @@ impl Comm {
 
     /// Every rank's `send` (the same length everywhere), in rank order.
     pub fn all_gather(&self, send: &[u8]) -> NcResult<Vec<Vec<u8>>> {
+        if send.is_empty() {
+            // Nothing to send anywhere (the length is the same on every
+            // rank); and an empty slice's pointer could pass for
+            // MPI_IN_PLACE.
+            return Ok(vec![Vec::new(); self.size]);
+        }
         let mut recv = vec![0u8; send.len() * self.size];
         // SAFETY: a live handle; `recv` holds `size` blocks of `send.len()`.
         status(unsafe {
             nczrs_mpi_allgather(self.handle, send.as_ptr().cast(), send.len(), recv.as_mut_ptr().cast())
         })?;
-        Ok(if send.is_empty() {
-            vec![Vec::new(); self.size]
-        } else {
-            recv.chunks(send.len()).map(<[u8]>::to_vec).collect()
-        })
+        Ok(recv.chunks(send.len()).map(<[u8]>::to_vec).collect())
     }
 
     /// Personalised exchange: `to[r]` goes to rank `r`; returns what each
@@ -151,11 +159,14 @@ impl Comm {
                 u64::from_le_bytes(row[at..at + 8].try_into().unwrap_or_default()) as usize
             })
             .collect();
-        let send: Vec<u8> = to.concat();
+        // Never an empty Vec's dangling pointer: 0x1 is OpenMPI's
+        // MPI_IN_PLACE, which a buffer with nothing in it would pass for.
+        let mut send: Vec<u8> = to.concat();
+        send.push(0);
         let sendcounts: Vec<usize> = to.iter().map(Vec::len).collect();
         let sdispls = offsets(&sendcounts);
         let rdispls = offsets(&from_each);
-        let mut recv = vec![0u8; from_each.iter().sum()];
+        let mut recv = vec![0u8; from_each.iter().sum::<usize>() + 1];
         // SAFETY: a live handle; every count and displacement lies within
         // `send` and `recv`, and each array has `size` entries.
         status(unsafe {
@@ -187,5 +198,83 @@ impl Drop for Comm {
         }
         // SAFETY: the handle is ours and freed once.
         unsafe { nczrs_mpi_free(self.handle) }
+    }
+}
+
+/// Run under `mpirun -np N` (ctests/mpi/run.sh runs this module's tests on
+/// 4 ranks), or alone (a singleton MPI job of one rank): each collective
+/// with values that tell the ranks apart.
+#[cfg(test)]
+mod tests {
+    use std::ffi::{c_char, c_int};
+
+    use super::*;
+
+    unsafe extern "C" {
+        fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int;
+        fn MPI_Initialized(flag: *mut c_int) -> c_int;
+        fn MPI_Finalize() -> c_int;
+    }
+
+    /// MPI_COMM_WORLD's duplicate, MPI started first if need be.
+    fn world() -> Comm {
+        let mut done = 0;
+        // SAFETY: MPI's own functions, NULL arguments as MPI allows.
+        unsafe {
+            MPI_Initialized(&mut done);
+            if done == 0 {
+                assert_eq!(MPI_Init(std::ptr::null_mut(), std::ptr::null_mut()), 0);
+            }
+        }
+        // SAFETY: a fresh handle from the shim, owned by the Comm.
+        let handle = unsafe { nczrs_mpi_dup_world() };
+        assert!(!handle.is_null());
+        // SAFETY: as above.
+        unsafe { Comm::from_raw(handle) }
+    }
+
+    /// One test, so the collectives run in the same order on every rank
+    /// (the test harness may order separate tests differently).
+    #[test]
+    fn collectives() {
+        let comm = world();
+        let (rank, size) = (comm.rank(), comm.size());
+        assert!(rank < size);
+        comm.barrier().unwrap();
+
+        let mut buf = if rank == 0 { b"from root".to_vec() } else { vec![0; 9] };
+        comm.broadcast(&mut buf, 0).unwrap();
+        assert_eq!(buf, b"from root");
+        let last = size - 1;
+        assert_eq!(
+            comm.broadcast_status(if rank == last { Err(NcError::EINVAL) } else { Ok(()) }, last),
+            Err(NcError::EINVAL)
+        );
+
+        let mut max = vec![rank as u64, 10 - rank as u64];
+        comm.all_reduce_u64(&mut max, Reduce::Max).unwrap();
+        assert_eq!(max, vec![last as u64, 10]);
+        let mut min = vec![-(rank as i64), rank as i64 + 5];
+        comm.all_reduce_i64(&mut min, Reduce::Min).unwrap();
+        assert_eq!(min, vec![-(last as i64), 5]);
+
+        let all = comm.all_gather(&[rank as u8, 7]).unwrap();
+        assert_eq!(all, (0..size).map(|r| vec![r as u8, 7]).collect::<Vec<_>>());
+
+        // Rank r sends r+1 copies of (r*16 + d) to rank d, nothing to itself.
+        let to: Vec<Vec<u8>> =
+            (0..size).map(|d| if d == rank { Vec::new() } else { vec![(rank * 16 + d) as u8; rank + 1] }).collect();
+        let from = comm.all_to_all(&to).unwrap();
+        for (s, got) in from.iter().enumerate() {
+            let want = if s == rank { Vec::new() } else { vec![(s * 16 + rank) as u8; s + 1] };
+            assert_eq!(got, &want, "from rank {s}");
+        }
+        assert_eq!(comm.all_to_all(&[]), Err(NcError::EINVAL));
+        comm.barrier().unwrap();
+        drop(comm);
+        // mpirun requires every rank to finalize; nothing else in this
+        // test binary uses MPI.
+        // SAFETY: MPI's own function, after its last use here.
+        assert_eq!(unsafe { MPI_Finalize() }, 0);
     }
 }
