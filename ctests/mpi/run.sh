@@ -71,7 +71,10 @@ unit_test=$(cd "$root" && cargo test --release --features mpi --lib --target-dir
     --no-run --message-format=json 2>/dev/null |
     "$python" -c 'import json, sys; [print(m["executable"]) for m in map(json.loads, sys.stdin) if m.get("executable")]')
 [ -x "$unit_test" ] || { echo "mpi-test: cannot build the parallel unit tests" >&2; exit 1; }
-run "comm collectives" mpi "$unit_test" --exact parallel::comm::tests::collectives --test-threads=1 -q
+unit_collectives() {
+    mpi "$unit_test" --exact parallel::comm::tests::collectives --test-threads=1 > unit.log 2>&1 || { cat unit.log; return 1; }
+}
+run "comm collectives" unit_collectives
 
 # (a), (e): 4 ranks write one store, in each format; (b): read back by
 # other readers.
@@ -131,6 +134,8 @@ else
 fi
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
+# OpenMPI warns of any fork; this one is the test.
+run t_par_fork env OMPI_MCA_mpi_warn_on_fork=0 timeout 300 mpirun -np "$NP" --oversubscribe "$work/bin/t_par_fork"
 
 # The parallel install (make MPI=1 install): netcdf_par.h, nc-config and
 # the CMake package say parallel, and a program built as nc-config says
