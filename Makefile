@@ -77,6 +77,7 @@ lint:
 	cargo fmt --all -- --check
 	rustfmt --edition 2024 --check fuzz/src/*.rs fuzz/fuzz_targets/*.rs
 	cargo clippy --release --all-targets -- -D warnings
+	cargo clippy --release --all-targets --features mpi --target-dir $(MPI_TARGET_DIR) -- -D warnings
 
 # The S3 driver's tests (tests/s3_driver.rs) need moto and s3s-fs on
 # 127.0.0.1: started here, stopped whatever the tests' outcome.
