@@ -1,5 +1,5 @@
 """Check what ncdump prints for a store ctests/mpi/t_par_write wrote: the
-length of "time" and every value of "field" and "rec", as t_par_write
+length of "time" and every value of "field", "zfield" and "rec", as t_par_write
 itself checks them (the formulas are repeated from there).
 
     check_dump.py NPROCS < ncdump-output
@@ -24,16 +24,18 @@ def main():
     values = {}
     for name, body in re.findall(r"^\s*(\w+) =\s*(.*?);", data, re.M | re.S):
         values[name] = [v.strip() for v in body.replace("\n", " ").split(",")]
-    field = [float(v) for v in values["field"]]
     want = [y * 100 + x + 0.5 for y in range(nprocs * ROWS_PER_RANK) for x in range(NX)]
-    assert field == want, f"field is {field}, expected {want}"
+    for name in ("field", "zfield"):
+        got = [float(v) for v in values[name]]
+        assert got == want, f"{name} is {got}, expected {want}"
+    field = values["field"]
     rec = values["rec"]
     for t in range(ntime):
         written = t >= first_pass or t // nprocs <= t % nprocs
         want = str(t * 10 + 7) if written else "_"
         assert rec[t] == want, f"rec[{t}] is {rec[t]}, expected {want}"
     assert len(rec) == ntime, f"rec has {len(rec)} values, expected {ntime}"
-    print(f"  {len(field)} field values and {ntime} records as written")
+    print(f"  {len(field)} values of field and zfield and {ntime} records as written")
 
 
 main()

@@ -52,9 +52,12 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpi() { timeout 300 mpirun -np "$NP" --oversubscribe "$@"; }
 
 # netcdf-c 4.10.1 (the tools tests' oracle: the netCDF4 wheel's library
-# behind a shim), built where those tests build it.
-oracle=$(cd "$root" && "$python" -c \
-    'import sys; sys.path.insert(0, "tests/tools"); import harness; print(harness.build_oracle())')
+# behind a shim), built where those tests build it, with the wheel's filter
+# plugins (shuffle is one).
+oracle_setup=$(cd "$root" && "$python" -c \
+    'import sys; sys.path.insert(0, "tests/tools"); import harness; print(harness.build_oracle()); print(harness.wheel_plugins())')
+oracle=$(sed -n 1p <<< "$oracle_setup")
+oracle_plugins=$(sed -n 2p <<< "$oracle_setup")
 
 cd "$work/run"
 failed=0
@@ -83,10 +86,10 @@ write_and_read() {
     local url="file://$PWD/$store#mode=$mode"
     mpi "$work/bin/t_par_write" "$url" || return 1
     echo "  ncdump over the serial nczarr-rs:"
-    LD_LIBRARY_PATH=$serial_libdir ncdump -v field,rec "$url" | "$python" "$here/check_dump.py" "$NP" || return 1
+    LD_LIBRARY_PATH=$serial_libdir ncdump -v field,zfield,rec "$url" | "$python" "$here/check_dump.py" "$NP" || return 1
     if [ "$oracle_reads" = yes ]; then
         echo "  ncdump over netcdf-c 4.10.1:"
-        LD_LIBRARY_PATH=$oracle HDF5_PLUGIN_PATH= ncdump -v field,rec "$url" |
+        LD_LIBRARY_PATH=$oracle HDF5_PLUGIN_PATH=$oracle_plugins ncdump -v field,zfield,rec "$url" |
             "$python" "$here/check_dump.py" "$NP" || return 1
     fi
     "$python" "$here/check_zarr.py" "$NP" "$store" "$zarr_format"
@@ -121,7 +124,7 @@ if s3_servers start >/dev/null; then
             mpi "$work/bin/t_par_write" "$url" || return 1
         echo "  ncdump over the serial nczarr-rs:"
         HOME=$work AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=AK AWS_SECRET_ACCESS_KEY=SK AWS_REGION=us-east-1 \
-            LD_LIBRARY_PATH=$serial_libdir ncdump -v field,rec "$url" | "$python" "$here/check_dump.py" "$NP"
+            LD_LIBRARY_PATH=$serial_libdir ncdump -v field,zfield,rec "$url" | "$python" "$here/check_dump.py" "$NP"
     }
     run "t_par_write s3 (s3s-fs) nczarr" s3_write "$NCZARR_RS_TEST_S3S" "par.zarr#mode=nczarr,s3"
     run "t_par_write s3 (s3s-fs) zarr v3" s3_write "$NCZARR_RS_TEST_S3S" "par3.zarr#mode=zarr,v3,s3"

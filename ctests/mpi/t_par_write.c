@@ -1,8 +1,9 @@
 /* Parallel writing of one store (ctests/mpi/run.sh runs it on 4 ranks,
  * on an NCZarr, a pure Zarr and a Zarr v3 URL given as argv[1]).
  *
- * Every rank writes its own rows of a 2-D float variable "field" (whole
- * chunks: rank r's rows are chunk r) and its own records of "rec" along
+ * Every rank writes its own rows of a 2-D float variable "field" and of
+ * its shuffled and deflated copy "zfield" (whole chunks: rank r's rows
+ * are chunk r) and its own records of "rec" along
  * the unlimited dimension "time", rank r writing r+1 records (so the
  * ranks' views of time's length differ until they commit). Then every
  * rank reopens the store and checks every value; then all reopen it for
@@ -36,6 +37,15 @@ static void check_all(int ncid, int nprocs, size_t ntime)
     for (size_t y = 0; y < ny; y++)
         for (size_t x = 0; x < NX; x++)
             EQ_DBL(f[y * NX + x], field_value(y, x));
+    int zfield, shuffle, deflate, level;
+    OK(nc_inq_varid(ncid, "zfield", &zfield));
+    OK(nc_inq_var_deflate(ncid, zfield, &shuffle, &deflate, &level));
+    EQ_INT(deflate, 1);
+    memset(f, 0, ny * NX * sizeof *f);
+    OK(nc_get_var_float(ncid, zfield, f));
+    for (size_t y = 0; y < ny; y++)
+        for (size_t x = 0; x < NX; x++)
+            EQ_DBL(f[y * NX + x], field_value(y, x));
     free(f);
     int *r = malloc(ntime * sizeof *r);
     OK(nc_get_var_int(ncid, rec, r));
@@ -66,7 +76,7 @@ int main(int argc, char **argv)
     size_t first_pass = (size_t)nprocs * (size_t)nprocs;
 
     /* Create; define (every rank alike). */
-    int ncid, ydim, xdim, tdim, field, rec, format, mode;
+    int ncid, ydim, xdim, tdim, field, zfield, rec, format, mode;
     OK(nc_create_par(url, NC_CLOBBER | NC_NETCDF4, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
     OK(nc_inq_format_extended(ncid, &format, &mode));
     EQ_INT(format, NC_FORMATX_NCZARR);
@@ -78,6 +88,12 @@ int main(int argc, char **argv)
     size_t chunks[2] = {ROWS_PER_RANK, NX};
     OK(nc_def_var(ncid, "field", NC_FLOAT, 2, dims, &field));
     OK(nc_def_var_chunking(ncid, field, NC_CHUNKED, chunks));
+    OK(nc_def_var(ncid, "zfield", NC_FLOAT, 2, dims, &zfield));
+    OK(nc_def_var_chunking(ncid, zfield, NC_CHUNKED, chunks));
+    OK(nc_def_var_deflate(ncid, zfield, 1, 1, 4));
+    /* Independent access to a compressed variable: allowed here (HDF5
+     * needs collective access for filters; each chunk here is one rank's). */
+    OK(nc_var_par_access(ncid, zfield, NC_INDEPENDENT));
     OK(nc_def_var(ncid, "rec", NC_INT, 1, &tdim, &rec));
     size_t one = 1;
     OK(nc_def_var_chunking(ncid, rec, NC_CHUNKED, &one));
@@ -98,6 +114,7 @@ int main(int argc, char **argv)
             rows[i * NX + x] = field_value((size_t)rank * ROWS_PER_RANK + i, x);
     size_t start[2] = {(size_t)rank * ROWS_PER_RANK, 0}, count[2] = {ROWS_PER_RANK, NX};
     OK(nc_put_vara_float(ncid, field, start, count, rows));
+    OK(nc_put_vara_float(ncid, zfield, start, count, rows));
     size_t my_len = 0;
     for (size_t t = (size_t)rank; t < first_pass; t += (size_t)nprocs) {
         if (!rec_written(t, nprocs))
