@@ -123,6 +123,15 @@ int main(int argc, char **argv)
         OK(nc_put_var1_int(ncid, rec, &t, &v));
         my_len = t + 1;
     }
+    /* The next rank's rows, read before the commit, are fill or its
+     * values (it may have stored them already)... */
+    int next = (rank + 1) % nprocs;
+    float theirs[ROWS_PER_RANK * NX];
+    size_t their_start[2] = {(size_t)next * ROWS_PER_RANK, 0};
+    OK(nc_get_vara_float(ncid, field, their_start, count, theirs));
+    for (size_t i = 0; i < ROWS_PER_RANK * NX; i++)
+        if (theirs[i] != NC_FILL_FLOAT && theirs[i] != field_value((size_t)next * ROWS_PER_RANK + i / NX, i % NX))
+            FAIL("field[%zu] of rank %d reads %g before the commit", i, next, theirs[i]);
     /* Before the commit each rank sees only its own records... */
     size_t len;
     OK(nc_inq_dimlen(ncid, tdim, &len));
@@ -131,6 +140,8 @@ int main(int argc, char **argv)
     OK(nc_sync(ncid));
     OK(nc_inq_dimlen(ncid, tdim, &len));
     EQ_INT(len, first_pass);
+    /* ...and every rank's values, whatever this rank read before. */
+    check_all(ncid, nprocs, first_pass);
     OK(nc_close(ncid));
 
     /* Every rank reads everything back. */
@@ -144,6 +155,32 @@ int main(int argc, char **argv)
     OK(nc_inq_format_extended(ncid, &format, &mode));
     EQ_INT(mode, NC_WRITE | NC_MPIIO | NC_NETCDF4);
     OK(nc_inq_varid(ncid, "rec", &rec));
+    /* Every rank reads the first row of every rank's chunk of zfield (a
+     * part of a compressed chunk: the whole chunk is fetched, and the
+     * chunk cache keeps it), then changes its own rows: after the commit
+     * every rank sees every rank's new rows, not what it cached before.
+     * Then the rows are put back. */
+    OK(nc_inq_varid(ncid, "zfield", &zfield));
+    float row[NX];
+    size_t row_count[2] = {1, NX};
+    for (int pass = 0; pass < 3; pass++) {
+        float shift = pass == 1 ? 1000.0f : 0.0f;
+        if (pass > 0) {
+            for (size_t i = 0; i < ROWS_PER_RANK; i++)
+                for (size_t x = 0; x < NX; x++)
+                    rows[i * NX + x] = field_value((size_t)rank * ROWS_PER_RANK + i, x) + shift;
+            OK(nc_put_vara_float(ncid, zfield, start, count, rows));
+            OK(nc_sync(ncid));
+        }
+        for (int r = 0; r < nprocs; r++) {
+            size_t row_start[2] = {(size_t)r * ROWS_PER_RANK, 0};
+            OK(nc_get_vara_float(ncid, zfield, row_start, row_count, row));
+            for (size_t x = 0; x < NX; x++)
+                EQ_DBL(row[x], field_value(row_start[0], x) + shift);
+        }
+        /* No rank writes the next pass's rows while another still reads. */
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     size_t t = first_pass + (size_t)rank;
     int v = rec_value(t);
     OK(nc_put_var1_int(ncid, rec, &t, &v));

@@ -97,6 +97,13 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, explicit: bool) -> NcResult<()> {
     // another rank: it must be read before a partial write, never assumed
     // to be fill (the serial shortcut for variables a handle defined).
     ds.model.groups.iter_mut().flat_map(|g| g.vars.iter_mut()).for_each(|v| v.fresh = false);
+    if result.is_ok() {
+        // Every chunk cached here is clean now (stored at step 1), but may
+        // be older than what another rank stored since this rank read it:
+        // after a commit every rank sees every rank's writes, as netCDF's
+        // parallel rules promise after nc_sync.
+        ds.caches.values_mut().for_each(crate::io::ChunkCache::clear);
+    }
     result
 }
 
