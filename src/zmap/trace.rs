@@ -58,10 +58,15 @@ pub fn set_rank(rank: i32) {
 /// Write a trace line at `at` level, if shown.
 pub fn log(at: i32, message: std::fmt::Arguments) {
     if enabled(at) {
-        match RANK.load(Ordering::Relaxed) {
-            -1 => eprintln!("nczarr-rs ({at}) {message}"),
-            rank => eprintln!("nczarr-rs ({at}) [rank {rank}] {message}"),
-        }
+        let line = match RANK.load(Ordering::Relaxed) {
+            -1 => format!("nczarr-rs ({at}) {message}\n"),
+            rank => format!("nczarr-rs ({at}) [rank {rank}] {message}\n"),
+        };
+        // One write for the whole line: lines of other threads, and of the
+        // other ranks sharing this stderr, never cut into it (eprintln!
+        // writes a line in pieces).
+        use std::io::Write;
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 
