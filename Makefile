@@ -5,13 +5,27 @@
 #   make install      install library, headers, netcdf.pc, nc-config and the
 #                     CMake package netCDF (PREFIX=/usr/local, DESTDIR)
 #   make uninstall    remove exactly what make install installed
+#   make MPI=1 ...    the same for the parallel build (nc_create_par and
+#                     nc_open_par over MPI, in target/mpi/release)
 #
 # The library is target/release/libnetcdf.so (SONAME libnetcdf.so.19); the
 # build (build.rs) links libnetcdf.so.19 to it, so programs linked against
 # target/release load it and not a system netcdf-c.
 
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
-LIBDIR   := $(abspath $(TARGET_DIR))/release
+SERIAL_LIBDIR := $(abspath $(TARGET_DIR))/release
+# The parallel build (nc_create_par/nc_open_par over MPI, Cargo feature
+# mpi) has its own target directory, so both builds coexist: `make MPI=1`
+# (build, install, ...) works on it, and `make mpi-test` builds both.
+MPI_TARGET_DIR := $(abspath $(TARGET_DIR))/mpi
+MPI_LIBDIR := $(MPI_TARGET_DIR)/release
+ifeq ($(MPI),1)
+CARGO_FLAGS := --features mpi --target-dir $(MPI_TARGET_DIR)
+LIBDIR   := $(MPI_LIBDIR)
+else
+CARGO_FLAGS :=
+LIBDIR   := $(SERIAL_LIBDIR)
+endif
 LIB      := $(LIBDIR)/libnetcdf.so
 CFLAGS   ?= -std=c99 -Wall -Wextra -O2
 VENV     := $(CURDIR)/.venv
@@ -30,15 +44,15 @@ bindir     ?= $(PREFIX)/bin
 libdir     ?= $(PREFIX)/lib
 includedir ?= $(PREFIX)/include
 INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedir='$(includedir)' \
-	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)'
+	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)' PARALLEL='$(MPI)'
 
 .PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest bench-smoke memcheck-test interop-test s3-test zip-test v3-test package-test \
-	fortran-test tools-abi-test tools-test programs-test netcdf-c-suite-test install uninstall clean
+	fortran-test tools-abi-test tools-test programs-test netcdf-c-suite-test mpi-test install uninstall clean
 
 all: build
 
 build:
-	cargo build --release
+	cargo build --release $(CARGO_FLAGS)
 	@test "$$(readlink $(LIBDIR)/libnetcdf.so.19)" = libnetcdf.so || \
 	    { echo "error: no $(LIBDIR)/libnetcdf.so.19 -> libnetcdf.so, which build.rs makes" \
 	        "(touch build.rs to rerun it); without it programs load the system's netcdf-c"; exit 1; }
@@ -54,7 +68,7 @@ quickstart: build
 # fail too), for every target it runs. A target run alone (make
 # interop-test) may still skip, and says what and why.
 test: export CI = true
-test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test programs-test netcdf-c-suite-test fortran-test package-test
+test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test programs-test netcdf-c-suite-test fortran-test package-test mpi-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -63,6 +77,7 @@ lint:
 	cargo fmt --all -- --check
 	rustfmt --edition 2024 --check fuzz/src/*.rs fuzz/fuzz_targets/*.rs
 	cargo clippy --release --all-targets -- -D warnings
+	cargo clippy --release --all-targets --features mpi --target-dir $(MPI_TARGET_DIR) -- -D warnings
 
 # The S3 driver's tests (tests/s3_driver.rs) need moto and s3s-fs on
 # 127.0.0.1: started here, stopped whatever the tests' outcome.
@@ -149,6 +164,16 @@ programs-test: build
 # Fortran programs over Debian's netcdf-fortran (libnetcdff) over this library.
 fortran-test: build
 	tests/fortran/run.sh $(LIBDIR) $(VENV)/bin/python
+
+# MPI: the parallel build (both builds, whatever MPI says) and its tests
+# under mpirun on 4 ranks (ctests/mpi/run.sh): stores written in parallel,
+# read back by every rank, by ncdump over the serial build and over
+# netcdf-c 4.10.1, and by zarr-python; directories and S3 (moto, s3s-fs).
+mpi-test:
+	$(MAKE) build MPI=
+	$(MAKE) build MPI=1
+	MOTO_SERVER=$(VENV)/bin/moto_server S3S_FS=$(TOOLS)/bin/s3s-fs \
+	    ctests/mpi/run.sh $(MPI_LIBDIR) $(SERIAL_LIBDIR) $(VENV)/bin/python
 
 # Installs what `make build` built; it does not build (so `sudo make
 # install` needs no Rust toolchain in root's PATH).

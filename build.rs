@@ -20,12 +20,67 @@ fn main() {
         .include("include")
         .warnings_into_errors(true)
         .compile("nczrs_variadic");
+    if std::env::var_os("CARGO_FEATURE_MPI").is_some() {
+        build_mpi_shim();
+    }
     record_system_netcdf_libdir();
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=csrc/variadic.c");
     println!("cargo:rerun-if-changed=csrc/cstdio.c");
     println!("cargo:rerun-if-changed=include/netcdf.h");
     println!("cargo:rerun-if-env-changed=CARGO_BUILD_BUILD_DIR");
+}
+
+/// The parallel build: csrc/parallel.c, compiled with the MPI compiler
+/// wrapper (`MPICC`, default `mpicc`) so that MPI_Comm and MPI_Info come
+/// from the system's own mpi.h (OpenMPI and MPICH differ in ABI), and the
+/// MPI library linked as that wrapper links it.
+fn build_mpi_shim() {
+    let mpicc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
+    cc::Build::new()
+        .compiler(&mpicc)
+        .file("csrc/parallel.c")
+        .include("include")
+        .warnings_into_errors(true)
+        .compile("nczrs_parallel");
+    for flag in mpi_link_flags(&mpicc) {
+        if let Some(dir) = flag.strip_prefix("-L") {
+            println!("cargo:rustc-link-search=native={dir}");
+        } else if let Some(lib) = flag.strip_prefix("-l") {
+            println!("cargo:rustc-link-lib=dylib={lib}");
+        } else {
+            println!("cargo:rustc-link-arg={flag}");
+        }
+    }
+    println!("cargo:rerun-if-changed=csrc/parallel.c");
+    println!("cargo:rerun-if-env-changed=MPICC");
+}
+
+/// The linker flags of the MPI compiler wrapper: OpenMPI's
+/// `--showme:link`, else MPICH's `-link_info` (which starts with the
+/// compiler's name).
+fn mpi_link_flags(mpicc: &str) -> Vec<String> {
+    let run = |args: &[&str]| {
+        std::process::Command::new(mpicc)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).split_whitespace().map(str::to_string).collect::<Vec<_>>())
+    };
+    if let Some(flags) = run(&["--showme:link"]) {
+        return flags;
+    }
+    if let Some(words) = run(&["-link_info"]) {
+        return words
+            .into_iter()
+            .skip(1)
+            .filter(|w| w.starts_with("-L") || w.starts_with("-l") || w.starts_with("-Wl"))
+            .collect();
+    }
+    panic!(
+        "cannot ask {mpicc} how to link MPI (neither --showme:link nor -link_info works); install libopenmpi-dev or set MPICC"
+    )
 }
 
 /// Where `pkg-config netcdf` says the system's netcdf-c is: one of the

@@ -11,6 +11,9 @@
 #   bindir, libdir, includedir   (default $PREFIX/bin, /lib, /include)
 #   DESTDIR     staging root prepended to every path written
 #   FORCE=1     replace files that a previous install of ours did not write
+#   PARALLEL=1  LIB is the parallel build (make MPI=1): netcdf_par.h is
+#               installed, and netcdf_meta.h, nc-config and the CMake
+#               package say parallel I/O is there
 #
 # Every path written, and every directory created, is listed in the
 # manifest $PREFIX/share/nczarr-rs/install_manifest.txt; uninstall removes
@@ -28,6 +31,7 @@ libdir=${libdir:-$PREFIX/lib}
 includedir=${includedir:-$PREFIX/include}
 DESTDIR=${DESTDIR:-}
 FORCE=${FORCE:-}
+PARALLEL=${PARALLEL:-}
 for v in PREFIX bindir libdir includedir; do
     case ${!v} in /*) ;; *) die "$v must be an absolute path, not '${!v}'" ;; esac
 done
@@ -45,10 +49,12 @@ SONAME=libnetcdf.so.19
 REALNAME=libnetcdf.so.19.1.0
 
 # The headers a netcdf-c install provides; those of them in include/ are
-# installed (netcdf_f.h is netcdf-c's private Fortran header, not installed).
-NETCDF_C_HEADERS="netcdf.h netcdf_meta.h netcdf_mem.h netcdf_aux.h netcdf_filter.h
+# installed (netcdf_f.h is netcdf-c's private Fortran header, not installed;
+# netcdf_par.h only with the parallel build, and netcdf_meta.h as generated
+# below).
+NETCDF_C_HEADERS="netcdf.h netcdf_mem.h netcdf_aux.h netcdf_filter.h
     netcdf_filter_build.h netcdf_filter_hdf5_build.h netcdf_dispatch.h
-    netcdf_json.h netcdf_proplist.h netcdf_par.h"
+    netcdf_json.h netcdf_proplist.h"
 
 # Refresh the dynamic linker's cache when installing into, or removing
 # from, a directory it scans (only as root, never for a staged install).
@@ -133,6 +139,23 @@ do_install() {
         LOGGING NCZARR S3 SZIP ZSTD BLOSC BZ2 QUANTIZE MULTIFILTERS BENCHMARKS; do
         has[$f]=$(meta "NC_HAS_$f")
     done
+    # The parallel build: what it says must be what the library is (a
+    # parallel netcdf_par.h over a serial library would link but fail).
+    local exports_par=unknown
+    if command -v nm >/dev/null; then
+        if nm -D --defined-only "$lib" | awk '$3 == "nc_create_par" {f = 1} END {exit !f}'; then
+            exports_par=1
+        else
+            exports_par=0
+        fi
+    fi
+    if [ "$PARALLEL" = 1 ]; then
+        [ "$exports_par" != 0 ] || die "PARALLEL=1 but $lib is not the parallel build (make MPI=1 build)"
+        has[PARALLEL]=yes
+        has[PARALLEL4]=yes
+    else
+        [ "$exports_par" != 1 ] || die "$lib is the parallel build: install it with make MPI=1 install (PARALLEL=1)"
+    fi
     local std_filters=""
     [ "${has[BZ2]}" = yes ] && std_filters="bz2"
     std_filters="$std_filters deflate"
@@ -147,7 +170,12 @@ do_install() {
     case $elfclass in 1) sizeof_void_p=4 ;; 2) sizeof_void_p=8 ;; *) die "$lib is not an ELF library" ;; esac
 
     local cc
-    cc=$(command -v "${CC:-cc}" 2>/dev/null || echo "${CC:-cc}")
+    if [ "$PARALLEL" = 1 ]; then
+        # Programs using netcdf_par.h need mpi.h, as with a parallel netcdf-c.
+        cc=$(command -v "${MPICC:-mpicc}" 2>/dev/null || echo "${MPICC:-mpicc}")
+    else
+        cc=$(command -v "${CC:-cc}" 2>/dev/null || echo "${CC:-cc}")
+    fi
 
     # pkg-config paths relative to ${prefix} where possible, as netcdf-c's.
     local rel pc_libdir pc_includedir
@@ -208,6 +236,9 @@ do_install() {
         sed "${subst[@]}" "$here/$t.in" > "$gen/$t"
     done
     if grep -n '@[a-z_0-9]*@' "$gen"/*; then die "unsubstituted template variables (above)"; fi
+    # netcdf_meta.h with the build's parallel features.
+    sed -e "s/^\(#define[[:space:]]\{1,\}NC_HAS_PARALLEL4\{0,1\}[[:space:]]\{1,\}\)[0-9]\{1,\}/\1$([ "$PARALLEL" = 1 ] && echo 1 || echo 0)/" \
+        "$root/include/netcdf_meta.h" > "$gen/netcdf_meta.h"
 
     # What to install: kind, destination, source (file) or target (link), mode.
     local plan=()
@@ -218,6 +249,8 @@ do_install() {
     for h in $NETCDF_C_HEADERS; do
         [ ! -f "$root/include/$h" ] || plan+=("f|$includedir/$h|$root/include/$h|644")
     done
+    plan+=("f|$includedir/netcdf_meta.h|$gen/netcdf_meta.h|644")
+    [ "$PARALLEL" != 1 ] || plan+=("f|$includedir/netcdf_par.h|$root/include/netcdf_par.h|644")
     plan+=("f|$libdir/pkgconfig/netcdf.pc|$gen/netcdf.pc|644")
     plan+=("f|$bindir/nc-config|$gen/nc-config|755")
     for t in netCDFConfig.cmake netCDFConfigVersion.cmake netCDFTargets.cmake; do
@@ -269,6 +302,11 @@ do_install() {
     } | awk '!seen[$0]++' > "$gen/manifest"
     install -m 644 "$gen/manifest" "$DESTDIR$manifest"
 
+    # A serial install over a parallel one of ours: its netcdf_par.h would
+    # declare functions this library lacks.
+    if [ "$PARALLEL" != 1 ] && [ -n "${ours[$includedir/netcdf_par.h]:-}" ]; then
+        rm -f "$DESTDIR$includedir/netcdf_par.h"
+    fi
     for p in "${plan[@]}"; do
         IFS='|' read -r kind dest src mode <<< "$p"
         case $kind in

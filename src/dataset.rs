@@ -65,6 +65,9 @@ pub struct Dataset {
     pub commit: format::commit::CommitState,
     /// Which commits are forced to disk (`fsync=`, `NCZARR_RS_FSYNC`).
     pub durability: Durability,
+    /// Opened by `nc_create_par`/`nc_open_par` (src/parallel): commits
+    /// and aborts are collective.
+    pub parallel: Option<Box<crate::parallel::Parallel>>,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -190,10 +193,20 @@ impl Dataset {
             owner_pid: std::process::id(),
             commit,
             durability,
+            parallel: None,
         })
     }
 
     pub fn open(path: &str, mode: i32) -> NcResult<Dataset> {
+        Dataset::open_locking(path, mode, true)
+    }
+
+    /// [`open`](Dataset::open); `lock`: read under the store's commit
+    /// lock, so that no other writer's commit is caught half done. The
+    /// ranks of a parallel open that never commit themselves (rank 0
+    /// commits for them, after opening under the lock first) skip it, so
+    /// that thousands of ranks do not queue for it.
+    pub(crate) fn open_locking(path: &str, mode: i32, lock: bool) -> NcResult<Dataset> {
         check_mode_flags(mode)?;
         let url = url::parse(path)?;
         apply_controls(&url);
@@ -204,15 +217,15 @@ impl Dataset {
         match &url.storage {
             Storage::File(root) => {
                 let store = trace::wrap(Box::new(FileMap::open_with(root, durability)?), "file", 5);
-                Dataset::open_in(path, url, Arc::from(store), mode, durability)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability, lock)
             }
             Storage::Zip(archive) => {
                 let store = trace::wrap(Box::new(ZipMap::open_with(archive, durability)?), "zip", 5);
-                Dataset::open_in(path, url, Arc::from(store), mode, durability)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability, lock)
             }
             Storage::S3(loc) => {
                 let store: Arc<dyn Zmap> = Arc::from(trace::wrap(Box::new(S3Map::open(loc, &url.params)?), "s3", 6));
-                match Dataset::open_in(path, url, store.clone(), mode, durability) {
+                match Dataset::open_in(path, url, store.clone(), mode, durability, lock) {
                     // Nothing at all under the key: say so, as the file
                     // driver does for a missing directory.
                     Err(NcError::ENOTNC) if store.list("")?.is_empty() => Err(NcError::ENOOBJECT),
@@ -224,7 +237,7 @@ impl Dataset {
                     return Err(NcError::EPERM);
                 }
                 let store = trace::wrap(Box::new(S3Map::open_web(loc, &url.params)?), "http", 6);
-                Dataset::open_in(path, url, Arc::from(store), mode, durability)
+                Dataset::open_in(path, url, Arc::from(store), mode, durability, lock)
             }
         }
     }
@@ -239,7 +252,7 @@ impl Dataset {
         let url = url::parse(name)?;
         apply_controls(&url);
         let durability = Durability::of_dataset(&url.params)?;
-        Dataset::open_in(name, url, Arc::from(store), mode, durability)
+        Dataset::open_in(name, url, Arc::from(store), mode, durability, true)
     }
 
     fn open_in(
@@ -248,6 +261,7 @@ impl Dataset {
         store: Arc<dyn Zmap>,
         mode: i32,
         durability: Durability,
+        lock: bool,
     ) -> NcResult<Dataset> {
         let writable = mode & NC_WRITE != 0;
         let consolidation = if url.has_mode("noconsolidated") {
@@ -264,7 +278,7 @@ impl Dataset {
         // A writer reads with other writers' commits kept out, so that the
         // view its own commits merge from is never one caught mid-commit
         // (whose pending marker would look like an interrupted commit).
-        let commit_lock = if writable { crate::zmap::lock_commits(store.as_ref()).ok() } else { None };
+        let commit_lock = if writable && lock { crate::zmap::lock_commits(store.as_ref()).ok() } else { None };
         let read = format::read_dataset_with(
             store.as_ref(),
             ReadOptions { writable, consolidation, pure_zarr: url.pure_zarr() },
@@ -304,6 +318,7 @@ impl Dataset {
             owner_pid: std::process::id(),
             commit: Default::default(),
             durability,
+            parallel: None,
         };
         if dataset.model.writable && !pending {
             // Commits merge with other writers' (`format::merge`) from
@@ -343,7 +358,7 @@ impl Dataset {
         ds.store.destroy()
     }
 
-    fn write_options(&self) -> WriteOptions {
+    pub(crate) fn write_options(&self) -> WriteOptions {
         let durable = self.durability.commit_is_durable(false);
         WriteOptions { durable, ..write_options(&self.url, self.ncproperties.as_deref(), &self.model) }
     }
@@ -353,7 +368,11 @@ impl Dataset {
     /// whose chunks are not there yet; see `format::commit` for the order
     /// of a commit). `explicit` (an `nc_sync`) or the dataset's
     /// durability says whether it is all forced to disk.
-    fn flush_metadata(&mut self, explicit: bool) -> NcResult<()> {
+    pub(crate) fn flush_metadata(&mut self, explicit: bool) -> NcResult<()> {
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::commit(self, explicit);
+        }
         if !self.model.writable {
             return Ok(());
         }
@@ -404,9 +423,13 @@ impl Dataset {
     /// stay together (netcdf-c leaves them behind). Crash-safe: the old
     /// keys keep reaching the objects (an alias) until metadata naming the
     /// new ones is published. On error nothing has changed on storage.
-    fn move_stored(&mut self, old: &str, new: &str) -> NcResult<()> {
+    pub(crate) fn move_stored(&mut self, old: &str, new: &str) -> NcResult<()> {
         if old == new {
             return Ok(());
+        }
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::move_stored(self, old, new);
         }
         self.store.move_prefix(old, new)?;
         self.rebase_stored_paths(old, new);
@@ -425,7 +448,7 @@ impl Dataset {
     }
 
     /// Stored paths at or below `old` now live below `new`.
-    fn rebase_stored_paths(&mut self, old: &str, new: &str) {
+    pub(crate) fn rebase_stored_paths(&mut self, old: &str, new: &str) {
         let rebase = |path: &mut Option<String>| {
             if let Some(p) = path
                 && let Some(rest) = p.strip_prefix(old).filter(|r| r.is_empty() || r.starts_with('/'))
@@ -474,6 +497,10 @@ impl Dataset {
     /// `nc_abort`: a dataset created by this handle is deleted; for an
     /// opened one, changes not yet written are dropped.
     pub fn abort(&mut self) -> NcResult<()> {
+        #[cfg(feature = "mpi")]
+        if self.parallel.is_some() {
+            return crate::parallel::collective::abort(self);
+        }
         self.caches.clear();
         if self.created {
             self.store.destroy()

@@ -23,6 +23,7 @@ pub mod format;
 pub mod gate;
 pub mod io;
 pub mod model;
+pub mod parallel;
 pub mod rc;
 pub mod registry;
 pub mod types;

@@ -36,6 +36,10 @@ command -v zip >/dev/null || need_apt+=(zip)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 # ctests/t_durability.sh counts fsync calls with strace.
 command -v strace >/dev/null || need_apt+=(strace)
+# make mpi-test: the parallel build compiles csrc/parallel.c with OpenMPI's
+# mpicc and runs its tests under mpirun.
+dpkg -s libopenmpi-dev >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
+command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 # Debian's programs that link libnetcdf.so.19, run over us on .nc files
 # and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
 # xarray, netcdf-c++4 (its headers to build a program), HDF5's headers

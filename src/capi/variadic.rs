@@ -32,6 +32,11 @@ macro_rules! trampoline {
     };
 }
 
+// Also the parallel entry points' (src/parallel/entry.rs), whose MPI
+// argument types only C knows.
+#[cfg_attr(not(feature = "mpi"), allow(unused_imports))]
+pub(crate) use trampoline;
+
 trampoline!(
     /// `void nc_advise(const char *routine, int err, const char *fmt, ...)`:
     /// the netCDF-2 error report.

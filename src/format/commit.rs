@@ -97,7 +97,7 @@ fn maybe_holds(state: &CommitState, prefix: &str) -> bool {
 
 /// Every metadata object of the model, children before the groups that
 /// list them and the root group last.
-fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String, Value)>> {
+pub(crate) fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String, Value)>> {
     let mut out = Vec::new();
     let mut stack = vec![(0usize, false)];
     while let Some((g, children_done)) = stack.pop() {

@@ -46,10 +46,27 @@ pub fn enabled(at: i32) -> bool {
     at <= level()
 }
 
+/// This process's rank in `MPI_COMM_WORLD` once it opened a dataset for
+/// parallel I/O (-1 before): the ranks' lines interleave on one stderr.
+static RANK: AtomicI32 = AtomicI32::new(-1);
+
+/// Say this process's MPI rank in every trace line from now on.
+pub fn set_rank(rank: i32) {
+    RANK.store(rank, Ordering::Relaxed);
+}
+
 /// Write a trace line at `at` level, if shown.
 pub fn log(at: i32, message: std::fmt::Arguments) {
     if enabled(at) {
-        eprintln!("nczarr-rs ({at}) {message}");
+        let line = match RANK.load(Ordering::Relaxed) {
+            -1 => format!("nczarr-rs ({at}) {message}\n"),
+            rank => format!("nczarr-rs ({at}) [rank {rank}] {message}\n"),
+        };
+        // One write for the whole line: lines of other threads, and of the
+        // other ranks sharing this stderr, never cut into it (eprintln!
+        // writes a line in pieces).
+        use std::io::Write;
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 

@@ -91,6 +91,9 @@ for f in include/netcdf.h include/netcdf_meta.h include/netcdf_filter.h include/
 done
 [ -x "$prefix/bin/nc-config" ] || fail "bin/nc-config not installed (executable)"
 [ ! -e "$prefix/include/netcdf_f.h" ] || fail "netcdf_f.h (not public in netcdf-c) installed"
+# netcdf_par.h comes only with the parallel build (ctests/mpi/run.sh
+# checks that install).
+[ ! -e "$prefix/include/netcdf_par.h" ] || fail "netcdf_par.h installed by the serial install"
 ok "installed files"
 
 # (a) CMake
