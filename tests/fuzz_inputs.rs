@@ -47,4 +47,4 @@ macro_rules! replay_tests {
     };
 }
 
-replay_tests!(url, ncuri, cdtime, filterspec, attrs, codec, vlen, metadata, store, rewrite, zip, merge);
+replay_tests!(url, ncuri, cdtime, filterspec, attrs, codec, vlen, metadata, store, rewrite, zip, merge, pieces);

@@ -18,6 +18,7 @@ mod stores;
 mod text;
 mod values;
 mod vlens;
+mod wire;
 mod zips;
 
 pub use codecs::codec;
@@ -26,6 +27,7 @@ pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
 pub use vlens::vlen;
+pub use wire::pieces;
 pub use zips::zip;
 
 /// A target: it takes the fuzzer's bytes.
@@ -46,6 +48,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("rewrite", rewrite),
     ("zip", zip),
     ("merge", merge),
+    ("pieces", pieces),
 ];
 
 /// A small deterministic generator, seeded from the input, for choices

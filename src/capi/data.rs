@@ -113,9 +113,12 @@ pub unsafe fn put(ncid: c_int, varid: c_int, form: Form, args: SlabArgs, op: *co
                 return Err(NcError::EINVAL);
             }
             let piece = if form == Form::Varm { varm_piece(&sel, args) } else { sel.len() };
-            let range_error =
-                unsafe { engine::write_in_pieces(ds, grp, varid, &sel, mem_type, op as *const u8, piece) }?;
-            if range_error { Err(NcError::ERANGE) } else { Ok(()) }
+            let written = unsafe { engine::write_in_pieces(ds, grp, varid, &sel, mem_type, op as *const u8, piece) };
+            // A parallel dataset's variable in collective access: every
+            // rank's parts of shared chunks go to their owners now.
+            #[cfg(feature = "mpi")]
+            let written = crate::parallel::collective::after_write(ds, grp, varid).and(written);
+            if written? { Err(NcError::ERANGE) } else { Ok(()) }
         })
     })
 }

@@ -16,6 +16,7 @@ pub mod quantize;
 mod read;
 pub mod selection;
 mod shard;
+pub mod shared;
 mod write;
 
 pub use cache::{CacheSettings, ChunkCache};

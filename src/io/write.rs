@@ -66,6 +66,11 @@ pub(super) unsafe fn write_chunks(
     let layout = VarLayout::of(&ds.model, grp, varid)?;
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let values = CallerValues(buf);
+    #[cfg(feature = "mpi")]
+    if ds.parallel.is_some() && assembled_directly(&layout) {
+        // SAFETY: our contract, passed on.
+        return unsafe { write_shared(ds, (grp, varid), &layout, sel, parts, mem_type, &values) };
+    }
     let cache = cache_for(ds, grp, varid);
     let (whole, partial): (Vec<ChunkPart>, Vec<ChunkPart>) =
         parts.into_iter().partition(|p| p.covers_chunk && assembled_directly(&layout));
@@ -90,6 +95,38 @@ pub(super) unsafe fn write_chunks(
         // SAFETY: as above.
         range_error |= unsafe { change_batch(ds, grp, varid, &layout, sel, batch, mem_type, &values, threads) }?;
     }
+    Ok(range_error)
+}
+
+/// A write to a parallel dataset (`io::shared`): chunks it covers stored
+/// at once, parts of the others kept as pieces for their owners.
+///
+/// # Safety
+/// As [`write_chunks`].
+#[cfg(feature = "mpi")]
+unsafe fn write_shared(
+    ds: &mut Dataset,
+    (grp, varid): (usize, i32),
+    layout: &VarLayout,
+    sel: &Selection,
+    parts: Vec<ChunkPart>,
+    mem_type: NcType,
+    values: &CallerValues,
+) -> NcResult<bool> {
+    let (whole, partial): (Vec<ChunkPart>, Vec<ChunkPart>) = parts.into_iter().partition(|p| p.covers_chunk);
+    let cache = cache_for(ds, grp, varid);
+    // A cached copy is stale from here: replaced, or changed by its owner
+    // at the next collective call.
+    for part in whole.iter().chain(&partial) {
+        drop(cache.take(&part.idx));
+        cache.note_written(&part.idx);
+    }
+    // SAFETY: our contract, passed on.
+    let mut range_error = unsafe { store_whole(ds, layout, sel, &whole, mem_type, values) }?;
+    // SAFETY: as above.
+    let (pieces, more) = unsafe { super::shared::pieces(layout, sel, &partial, mem_type, values.0, (grp, varid)) }?;
+    range_error |= more;
+    ds.parallel.as_mut().ok_or(NcError::EINTERNAL)?.pending.extend(pieces);
     Ok(range_error)
 }
 

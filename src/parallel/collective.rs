@@ -1,7 +1,9 @@
 //! The collective steps of a parallel dataset's life: commits and aborts.
 //!
 //! A commit (`nc_enddef`, `nc_sync`, `nc_close`), on every rank:
-//! 1. store this rank's dirty chunks;
+//! 1. store this rank's dirty chunks; send the parts of chunks it wrote
+//!    in part to their owners, which assemble and store them
+//!    (`io::shared`);
 //! 2. all-gather each rank's status and a digest of its metadata (the
 //!    rendered metadata objects, lengths of growable dimensions left
 //!    out): any failure, or any two digests differing (a rank that defined
@@ -19,6 +21,7 @@
 use crate::dataset::Dataset;
 use crate::error::{NcError, NcResult};
 use crate::io::engine;
+use crate::io::shared::{self, Piece};
 
 use super::Parallel;
 use super::comm::{Comm, Reduce};
@@ -38,17 +41,71 @@ fn without_parallel<R>(ds: &mut Dataset, f: impl FnOnce(&mut Dataset, &Parallel)
 /// Commit collectively (see the module's notes); `explicit` as for the
 /// serial commit (an `nc_sync`).
 pub fn commit(ds: &mut Dataset, explicit: bool) -> NcResult<()> {
-    without_parallel(ds, |ds, par| commit_with(ds, &par.comm, explicit))
+    let pending = take_pending(ds);
+    without_parallel(ds, |ds, par| commit_with(ds, &par.comm, pending, explicit))
 }
 
-fn commit_with(ds: &mut Dataset, comm: &Comm, explicit: bool) -> NcResult<()> {
+/// After a write: a variable in collective access has its pieces sent to
+/// their owners now (every rank makes the call), each rank returning the
+/// same code.
+pub fn after_write(ds: &mut Dataset, grp: usize, varid: i32) -> NcResult<()> {
+    match &ds.parallel {
+        Some(par) if par.access(grp, varid) == super::NC_COLLECTIVE => {}
+        _ => return Ok(()),
+    }
+    let pending = take_pending(ds);
+    without_parallel(ds, |ds, par| {
+        let exchanged = exchange(ds, &par.comm, pending);
+        agree(&par.comm, exchanged)
+    })
+}
+
+fn take_pending(ds: &mut Dataset) -> Vec<Piece> {
+    ds.parallel.as_mut().map(|par| std::mem::take(&mut par.pending)).unwrap_or_default()
+}
+
+/// Two-phase I/O's exchange (`io::shared`): every rank sends each pending
+/// piece to its chunk's owner (an all-to-all, made whatever this rank
+/// has), then assembles and stores the chunks it owns.
+fn exchange(ds: &Dataset, comm: &Comm, pending: Vec<Piece>) -> NcResult<()> {
+    let ranks = comm.size();
+    let mut outgoing: Vec<Vec<&Piece>> = vec![Vec::new(); ranks];
+    for piece in &pending {
+        outgoing[shared::owner(piece, ranks)].push(piece);
+    }
+    let sent: Vec<Vec<u8>> = outgoing.iter().map(|pieces| shared::encode(pieces)).collect();
+    drop(outgoing);
+    let received = comm.all_to_all(&sent)?;
+    drop((sent, pending));
+    let mut pieces = Vec::new();
+    for from in &received {
+        pieces.extend(shared::decode(from)?);
+    }
+    drop(received);
+    shared::assemble(&ds.model, ds.store.as_ref(), pieces)
+}
+
+/// Every rank's outcome, the same on every rank: the lowest rank's error.
+fn agree(comm: &Comm, mine: NcResult<()>) -> NcResult<()> {
+    let code = mine.err().map_or(0, |e| e.0);
+    let all = comm.all_gather(&code.to_le_bytes())?;
+    match all.iter().map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).find(|&c| c != 0) {
+        Some(code) => Err(NcError(code)),
+        None => Ok(()),
+    }
+}
+
+fn commit_with(ds: &mut Dataset, comm: &Comm, pending: Vec<Piece>, explicit: bool) -> NcResult<()> {
     // The same on every rank: the open mode is collective.
     if !ds.model.writable {
         return Ok(());
     }
-    // 1. This rank's chunks.
+    // 1. This rank's chunks, then the chunks several ranks wrote parts of,
+    // each by its owner (a collective step, made whatever went before).
     let durable = ds.durability.commit_is_durable(explicit);
-    let stored = engine::flush(ds).and_then(|()| if durable { ds.store.sync() } else { Ok(()) });
+    let flushed = engine::flush(ds);
+    let exchanged = exchange(ds, comm, pending);
+    let stored = flushed.and(exchanged).and_then(|()| if durable { ds.store.sync() } else { Ok(()) });
     // 2. Statuses and digests.
     let digest = stored.and_then(|()| super::digest::metadata(&ds.model, &ds.write_options()));
     let mut mine = [0u8; 12];

@@ -157,7 +157,7 @@ fn attach(
 /// Register an attached dataset as parallel.
 fn finish(mut ds: Dataset, comm: Comm, mode: c_int, ncidp: *mut c_int) -> NcResult<()> {
     ds.mode |= mode & NC_MPIIO;
-    ds.parallel = Some(Box::new(Parallel { comm, access: Default::default() }));
+    ds.parallel = Some(Box::new(Parallel { comm, access: Default::default(), pending: Vec::new() }));
     let ncid = registry::insert(ds)?;
     // SAFETY: `ncidp` NULL or writable, per the callers' contracts.
     unsafe { put(ncidp, ncid) };

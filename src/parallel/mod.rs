@@ -2,14 +2,16 @@
 //! processes, the ranks of an MPI communicator, write one NCZarr or Zarr
 //! store.
 //!
-//! Phase 1 (this): every rank holds the whole metadata and repeats every
+//! Every rank holds the whole metadata and repeats every
 //! define-mode and metadata call (netcdf-c's rule: they are collective);
 //! data calls are independent and each rank stores the chunks of its own
 //! region. At each commit (`nc_enddef`, `nc_sync`, `nc_close`) the ranks
 //! agree before one of them, rank 0, writes the metadata (see
-//! [`collective`]). Chunks written by several ranks need their parts
-//! exchanged first (two-phase I/O, not yet; [`comm::Comm::all_to_all`] is
-//! its transport).
+//! [`collective`]). Chunks written by several ranks are assembled by one
+//! of them (two-phase I/O at chunk granularity, `io::shared`): a rank
+//! stores the chunks it writes whole, and sends its parts of the others
+//! to their owners at the next collective call (a commit, or a write to a
+//! variable in collective access).
 //!
 //! Only the parallel build (Cargo feature `mpi`) has the MPI side; the
 //! default build keeps [`Parallel`] as a type no dataset ever holds, and
@@ -37,6 +39,10 @@ pub struct Parallel {
     /// Access modes set by `nc_var_par_access`, per (group, varid);
     /// independent when absent, as netcdf-c's default.
     pub access: HashMap<(usize, i32), i32>,
+    /// Parts of chunks this rank wrote since the last collective call,
+    /// for their owners (`io::shared`).
+    #[cfg(feature = "mpi")]
+    pub pending: Vec<crate::io::shared::Piece>,
 }
 
 impl Parallel {
