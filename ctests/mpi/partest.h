@@ -34,4 +34,13 @@ static int partest_rank = -1;
 #define EQ_DBL(a, b) do { double _a = (a), _b = (b); \
     if (!(_a == _b)) FAIL("%s == %.17g, expected %.17g", #a, _a, _b); } while (0)
 
+/* MPI started, this process's rank and the number of ranks known (and
+ * the rank given to FAIL). */
+static void partest_init(int *argc, char ***argv, int *rank, int *nranks) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    partest_rank = *rank;
+}
+
 #endif

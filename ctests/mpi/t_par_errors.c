@@ -37,11 +37,8 @@ static void check_serially(int rank, const char *url, int agreed)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nprocs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    partest_rank = rank;
+    partest_init(&argc, &argv, &rank, &nprocs);
     int ncid, x, v;
 
     /* A store the ranks agree on. */

@@ -35,11 +35,8 @@ static int child(int ncid, int v, int nprocs, int abort_it)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nprocs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    partest_rank = rank;
+    partest_init(&argc, &argv, &rank, &nprocs);
     int ncid, x, v;
     size_t one = 1;
     OK(nc_create_par(STORE, NC_CLOBBER | NC_NETCDF4, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));

@@ -7,11 +7,8 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nprocs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    partest_rank = rank;
+    partest_init(&argc, &argv, &rank, &nprocs);
     if (argc != 2)
         FAIL("usage: t_par_rename URL");
     const char *url = argv[1];

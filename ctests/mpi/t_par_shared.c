@@ -28,10 +28,7 @@ static const char *KINDS[] = {"rows", "cols", "cells", "coll"};
 
 int main(int argc, char **argv) {
     int rank, nranks, ncid, dims[2], t, y, x, rec, varids[4][2];
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    partest_rank = rank;
+    partest_init(&argc, &argv, &rank, &nranks);
     if (argc != 2) FAIL("usage: t_par_shared URL");
     const char *url = argv[1];
 

@@ -115,6 +115,17 @@ impl Comm {
         status(c_int::from_ne_bytes(code))
     }
 
+    /// Every rank's outcome, the same on every rank: the lowest failing
+    /// rank's error, or success.
+    pub fn agree(&self, local: NcResult<()>) -> NcResult<()> {
+        let code = local.err().map_or(0, |e| e.0);
+        let all = self.all_gather(&code.to_le_bytes())?;
+        match all.iter().map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).find(|&c| c != 0) {
+            Some(code) => Err(NcError(code)),
+            None => Ok(()),
+        }
+    }
+
     /// Element by element over the ranks, in place.
     pub fn all_reduce_u64(&self, values: &mut [u64], op: Reduce) -> NcResult<()> {
         // SAFETY: a live handle; `values` is valid for its length.

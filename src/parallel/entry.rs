@@ -146,12 +146,8 @@ fn attach(
     let mine = if comm.rank() == ROOT { first() } else { Err(NcError::EINTERNAL) };
     comm.broadcast_status(mine.as_ref().map(|_| ()).map_err(|e| *e), ROOT)?;
     let mine = if comm.rank() == ROOT { mine } else { rest(comm) };
-    let code = mine.as_ref().err().map_or(0, |e| e.0);
-    let all = comm.all_gather(&code.to_le_bytes())?;
-    match all.iter().map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).find(|&c| c != 0) {
-        Some(code) => Err(NcError(code)),
-        None => mine,
-    }
+    comm.agree(mine.as_ref().map(|_| ()).map_err(|e| *e))?;
+    mine
 }
 
 /// Register an attached dataset as parallel.
