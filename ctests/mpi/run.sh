@@ -153,6 +153,15 @@ elif [ "${CI:-}" = true ]; then
 else
     echo "skipped s3: the S3 test servers did not start (MOTO_SERVER, S3S_FS; see tools/s3-servers.sh)"
 fi
+# netcdf-c 4.9.0's own parallel test programs (nc_test4/tst_parallel*
+# and the rest of its run_par_test.sh), on NCZarr stores.
+netcdf_c_programs() {
+    "$here/netcdf_c_tests.sh" "$mpi_libdir" "$serial_libdir" "$work/netcdf-c" > netcdf-c.log 2>&1
+    local rc=$?
+    sed 's/^/  /' netcdf-c.log
+    return $rc
+}
+run "netcdf-c's parallel tests" netcdf_c_programs
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
 # OpenMPI warns of any fork; this one is the test.

@@ -47,7 +47,7 @@ pub fn commit(ds: &mut Dataset, explicit: bool) -> NcResult<()> {
 
 /// After a write: a variable in collective access has its pieces sent to
 /// their owners now (every rank makes the call), each rank returning the
-/// same code.
+/// same code, and its unlimited dimensions agreed.
 pub fn after_write(ds: &mut Dataset, grp: usize, varid: i32) -> NcResult<()> {
     match &ds.parallel {
         Some(par) if par.access(grp, varid) == super::NC_COLLECTIVE => {}
@@ -56,7 +56,10 @@ pub fn after_write(ds: &mut Dataset, grp: usize, varid: i32) -> NcResult<()> {
     let pending = take_pending(ds);
     without_parallel(ds, |ds, par| {
         let exchanged = exchange(ds, &par.comm, pending);
-        agree(&par.comm, exchanged)
+        par.comm.agree(exchanged)?;
+        // As after netcdf-c's collective writes: every rank sees the
+        // records any rank wrote.
+        agree_lengths(ds, &par.comm)
     })
 }
 
@@ -83,16 +86,6 @@ fn exchange(ds: &Dataset, comm: &Comm, pending: Vec<Piece>) -> NcResult<()> {
     }
     drop(received);
     shared::assemble(&ds.model, ds.store.as_ref(), pieces)
-}
-
-/// Every rank's outcome, the same on every rank: the lowest rank's error.
-fn agree(comm: &Comm, mine: NcResult<()>) -> NcResult<()> {
-    let code = mine.err().map_or(0, |e| e.0);
-    let all = comm.all_gather(&code.to_le_bytes())?;
-    match all.iter().map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).find(|&c| c != 0) {
-        Some(code) => Err(NcError(code)),
-        None => Ok(()),
-    }
 }
 
 fn commit_with(ds: &mut Dataset, comm: &Comm, pending: Vec<Piece>, explicit: bool) -> NcResult<()> {
@@ -128,20 +121,7 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, pending: Vec<Piece>, explicit: boo
         return Err(NcError::EINVAL);
     }
     // 3. Growable dimensions: the longest any rank has.
-    let growable: Vec<usize> = (0..ds.model.dims.len()).filter(|&d| super::digest::grows(&ds.model.dims[d])).collect();
-    let mut lengths: Vec<u64> = std::iter::once(u64::from(ds.model.dirty))
-        .chain(growable.iter().map(|&d| ds.model.dims[d].len as u64))
-        .collect();
-    comm.all_reduce_u64(&mut lengths, Reduce::Max)?;
-    let mut changed = lengths[0] != 0;
-    for (&d, &len) in growable.iter().zip(&lengths[1..]) {
-        let len = usize::try_from(len).map_err(|_| NcError::EINTERNAL)?;
-        if ds.model.dims[d].len != len {
-            ds.model.dims[d].len = len;
-            changed = true;
-        }
-    }
-    ds.model.dirty |= changed;
+    agree_lengths(ds, comm)?;
     // 4. Every rank's chunks are stored.
     comm.barrier()?;
     // 5. Rank 0 writes the metadata, in the serial commit's order.
@@ -162,6 +142,27 @@ fn commit_with(ds: &mut Dataset, comm: &Comm, pending: Vec<Piece>, explicit: boo
         ds.caches.values_mut().for_each(crate::io::ChunkCache::clear);
     }
     result
+}
+
+/// Growable (unlimited, and pure Zarr's appendable) dimensions take the
+/// longest length any rank has (an all-reduce): each rank saw only its
+/// own writes. The dataset is dirty on every rank if it is on any.
+fn agree_lengths(ds: &mut Dataset, comm: &Comm) -> NcResult<()> {
+    let growable: Vec<usize> = (0..ds.model.dims.len()).filter(|&d| super::digest::grows(&ds.model.dims[d])).collect();
+    let mut lengths: Vec<u64> = std::iter::once(u64::from(ds.model.dirty))
+        .chain(growable.iter().map(|&d| ds.model.dims[d].len as u64))
+        .collect();
+    comm.all_reduce_u64(&mut lengths, Reduce::Max)?;
+    let mut changed = lengths[0] != 0;
+    for (&d, &len) in growable.iter().zip(&lengths[1..]) {
+        let len = usize::try_from(len).map_err(|_| NcError::EINTERNAL)?;
+        if ds.model.dims[d].len != len {
+            ds.model.dims[d].len = len;
+            changed = true;
+        }
+    }
+    ds.model.dirty |= changed;
+    Ok(())
 }
 
 /// What rank 0's commit did to its model, on a rank that did not write:
