@@ -24,11 +24,12 @@
 //!   changed differently on both sides is a conflict, `NC_EINVAL`, and
 //!   nothing is written.
 //!
-//! The objects this handle changed are read from the store as they are
-//! now; the others come from the stored consolidated metadata when the
-//! dataset keeps it (`.zmetadata`, or in v3 the root's `zarr.json`). The
-//! reads and the writes that follow are one critical section where the
-//! store can lock ([`crate::zmap::Zmap::lock_commits`]).
+//! What is stored now comes from the stored consolidated metadata when
+//! the dataset keeps it (one read: `.zmetadata`, or in v3 the root's
+//! `zarr.json`; every writer of this library keeps it current), else from
+//! reading the objects this handle changed. The reads and the writes that
+//! follow are one critical section where the store can lock
+//! ([`crate::zmap::Zmap::lock_commits`]).
 
 use std::collections::HashMap;
 
