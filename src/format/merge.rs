@@ -95,12 +95,14 @@ pub fn with_stored(
         .map(|(key, _)| key.as_str())
         .collect();
     let stored = stored_objects(store, &changed, opts, !published)?;
+    let changed: std::collections::HashSet<&str> = changed.into_iter().collect();
+    let rendered: std::collections::HashSet<&str> = ours.iter().map(|(key, _)| key.as_str()).collect();
     let mut merged = Vec::with_capacity(ours.len());
     // Objects other writers added (a variable or group this handle has
     // not seen): kept in the consolidated metadata, never rewritten.
     if let Some(all) = &stored.all {
         for (key, value) in all {
-            let known = base.ours.contains_key(key) || ours.iter().any(|(k, _)| k == key);
+            let known = base.ours.contains_key(key) || rendered.contains(key.as_str());
             if !known && Some(key.as_str()) != root_key {
                 merged.push(Merged { key: key.clone(), value: value.clone(), write: false, foreign: false });
             }
@@ -108,7 +110,7 @@ pub fn with_stored(
     }
     for (key, value) in ours {
         let now = stored.get(key);
-        if !changed.contains(&key.as_str()) {
+        if !changed.contains(key.as_str()) {
             let was_stored = plain(key, base.stored.get(key));
             if !base.merged.contains(key)
                 && was_stored != plain(key, base.ours.get(key))
