@@ -99,9 +99,6 @@ fn for_each_offset(layout: &VarLayout, start: &[usize], count: &[usize], stride:
             }
             at[d] = 0;
         }
-        if rank == 0 {
-            return;
-        }
     }
 }
 
