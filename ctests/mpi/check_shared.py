@@ -1,5 +1,5 @@
 """Check with zarr-python a store ctests/mpi/t_par_shared wrote: every
-value of its eight 8 x 8 arrays (four ways of sharing chunks, each plain
+value of its ten 8 x 8 arrays (five ways of writing chunks, each plain
 and compressed) and of its records (the formulas are repeated from
 t_par_shared.c).
 
@@ -13,7 +13,7 @@ import zarr
 
 NY = NX = 8
 NREC = 8
-KINDS = ["rows", "cols", "cells", "coll"]
+KINDS = ["rows", "cols", "cells", "coll", "slabs"]
 
 
 def main():
@@ -26,7 +26,7 @@ def main():
             assert np.array_equal(got, want), f"{name} is {got}, expected {want}"
     rec = root["rec"][...]
     assert rec.tolist() == [100 + r for r in range(NREC)], f"rec is {rec}"
-    print(f"  zarr-python {zarr.__version__} (format {zarr_format}): every value of 8 arrays and {NREC} records")
+    print(f"  zarr-python {zarr.__version__} (format {zarr_format}): every value of {2 * len(KINDS)} arrays and {NREC} records")
 
 
 main()

@@ -102,15 +102,17 @@ run "t_par_write nczarr v3" write_and_read nczarr3.zarr nczarr,v3,file 3 no
 # collective, compressed and not: every value on every rank, then by
 # zarr-python and by ncdump over the serial build.
 shared() {
-    local store=$1 mode=$2 zarr_format=$3
+    local store=$1 mode=$2 zarr_format=$3 sharded=${4:-}
     local url="file://$PWD/$store#mode=$mode"
-    mpi "$work/bin/t_par_shared" "$url" || return 1
+    mpi "$work/bin/t_par_shared" "$url" $sharded || return 1
     "$python" "$here/check_shared.py" "$store" "$zarr_format" || return 1
     LD_LIBRARY_PATH=$serial_libdir ncdump -v zcells,rec "$url" | tr -d ' \n' |
         grep -q "rec=100,101,102,103,104,105,106,107;" || { echo "ncdump over the serial build: records differ"; return 1; }
 }
 run "t_par_shared nczarr" shared shared.zarr nczarr,file 2
 run "t_par_shared zarr v3" shared shared3.zarr zarr,v3,file 3
+# The same in shards: each shard assembled by one rank.
+run "t_par_shared nczarr v3 sharded" shared sharded3.zarr nczarr,v3,file 3 sharded
 # Renames of stored objects, v2 and v3.
 run "t_par_rename nczarr" mpi "$work/bin/t_par_rename" "file://$PWD/rename.zarr#mode=nczarr,file"
 run "t_par_rename nczarr v3" mpi "$work/bin/t_par_rename" "file://$PWD/rename3.zarr#mode=nczarr,v3,file"
@@ -143,10 +145,13 @@ if s3_servers start >/dev/null; then
     run "t_par_write s3 (s3s-fs) zarr v3" s3_write "$NCZARR_RS_TEST_S3S" "par3.zarr#mode=zarr,v3,s3"
     run "t_par_write s3 (moto) nczarr" s3_write "$NCZARR_RS_TEST_MOTO" "par.zarr#mode=nczarr,s3"
     s3_shared() {
+        local url=$1/$NCZARR_RS_TEST_BUCKET/$2
+        shift 2
         HOME=$work AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=AK AWS_SECRET_ACCESS_KEY=SK AWS_REGION=us-east-1 \
-            mpi "$work/bin/t_par_shared" "$1/$NCZARR_RS_TEST_BUCKET/$2"
+            mpi "$work/bin/t_par_shared" "$url" "$@"
     }
     run "t_par_shared s3 (s3s-fs) nczarr" s3_shared "$NCZARR_RS_TEST_S3S" "shared.zarr#mode=nczarr,s3"
+    run "t_par_shared s3 (moto) zarr v3 sharded" s3_shared "$NCZARR_RS_TEST_MOTO" "sharded3.zarr#mode=zarr,v3,s3" sharded
 elif [ "${CI:-}" = true ]; then
     echo "FAIL s3: the S3 test servers did not start (tools/install-test-deps.sh installs them)"
     failed=$((failed + 1))

@@ -176,6 +176,11 @@ impl ShardReader {
         })
     }
 
+    /// The variable's chunks per (outermost) shard, per dimension.
+    pub fn per_shard(&self) -> &[usize] {
+        &self.per_shard
+    }
+
     /// The shard holding chunk `idx` (its grid indices), and the chunk's
     /// path within it: at each level, its (or its enclosing inner
     /// shard's) number in C order over the level's dimension order.

@@ -20,9 +20,15 @@
 //! writes visible only after `nc_sync`; this extends that to the rank's
 //! own partial writes).
 //!
-//! Variables whose chunks cannot be assembled in a plain buffer
-//! (variable-length strings, a shard's inner chunks) keep the serial
-//! path: their shared chunks are the last writer's.
+//! A sharded variable (Zarr v3 `sharding_indexed`) is shared by shard:
+//! a rank stores at once the shards its write covers whole, and every
+//! other part becomes a piece of its inner chunk; the pieces of a shard
+//! all go to one owner (chosen by the shard's index), which lays them on
+//! the inner chunks and rewrites the shard once.
+//!
+//! Variables of variable-length strings, whose chunks cannot be assembled
+//! in a plain buffer, keep the serial path: their shared chunks are the
+//! last writer's.
 //!
 //! Built in every build (its tests and the fuzz target `pieces` need no
 //! MPI); only the parallel build writes through it.
@@ -31,7 +37,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::chunk_io::{load_chunks, store_chunk};
+use super::chunk_io::{load_chunks, store_all, store_chunk};
 use super::copy::copy_in;
 use super::grid::ChunkPart;
 use super::layout::VarLayout;
@@ -49,6 +55,9 @@ pub struct Piece {
     pub varid: i32,
     /// The chunk's index along each dimension.
     pub idx: Vec<usize>,
+    /// The index of the stored object that holds the chunk: the chunk's
+    /// own, or its shard's (Zarr v3 sharding). Its owner assembles it.
+    pub holder: Vec<usize>,
     /// The region, in the chunk's own element coordinates.
     pub start: Vec<usize>,
     pub count: Vec<usize>,
@@ -145,13 +154,15 @@ pub(super) unsafe fn pieces(
         for_each_offset(layout, &start, &count, &stride, |at| {
             bytes.extend_from_slice(&scratch[at..at + layout.elem_size]);
         });
-        out.push(Piece { grp, varid, idx: part.idx.clone(), start, count, stride, bytes });
+        let holder = layout.shards.as_ref().map_or_else(|| part.idx.clone(), |shards| shards.locate(&part.idx).0);
+        out.push(Piece { grp, varid, idx: part.idx.clone(), holder, start, count, stride, bytes });
     }
     Ok((out, range_error))
 }
 
 /// The rank that assembles a chunk: spread over the ranks by a hash of
-/// the variable and the chunk's index, the same on every rank.
+/// the variable and the index of the object holding the chunk (so the
+/// chunks of one shard have one owner), the same on every rank.
 pub fn owner(piece: &Piece, ranks: usize) -> usize {
     // FNV-1a: stable across processes and builds (std's hasher is not).
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -163,12 +174,12 @@ pub fn owner(piece: &Piece, ranks: usize) -> usize {
     };
     eat(piece.grp as u64);
     eat(piece.varid as u64);
-    piece.idx.iter().for_each(|&i| eat(i as u64));
+    piece.holder.iter().for_each(|&i| eat(i as u64));
     (hash % ranks.max(1) as u64) as usize
 }
 
 /// Pieces as bytes for another rank: per piece its group, variable,
-/// rank (number of dimensions), then index, start, count and stride, and
+/// rank (number of dimensions), then index, holder, start, count and stride, and
 /// its byte count (u64 each, little-endian), then its bytes.
 pub fn encode(pieces: &[&Piece]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -177,7 +188,7 @@ pub fn encode(pieces: &[&Piece]) -> Vec<u8> {
         put(p.grp);
         put(p.varid as usize);
         put(p.idx.len());
-        for list in [&p.idx, &p.start, &p.count, &p.stride] {
+        for list in [&p.idx, &p.holder, &p.start, &p.count, &p.stride] {
             list.iter().for_each(|&v| put(v));
         }
         put(p.bytes.len());
@@ -199,10 +210,10 @@ pub fn decode(bytes: &[u8]) -> NcResult<Vec<Piece>> {
             return Err(NcError::EINTERNAL);
         }
         let mut list = || (0..rank).map(|_| reader.number()).collect::<NcResult<Vec<usize>>>();
-        let (idx, start, count, stride) = (list()?, list()?, list()?, list()?);
+        let (idx, holder, start, count, stride) = (list()?, list()?, list()?, list()?, list()?);
         let len = reader.number()?;
         let bytes = reader.take(len)?.to_vec();
-        out.push(Piece { grp, varid, idx, start, count, stride, bytes });
+        out.push(Piece { grp, varid, idx, holder, start, count, stride, bytes });
     }
     Ok(out)
 }
@@ -251,13 +262,23 @@ pub fn assemble(model: &Model, store: &dyn Zmap, pieces: Vec<Piece>) -> NcResult
         let idxs: Vec<Vec<usize>> = keys.iter().map(|(_, _, idx)| idx.clone()).collect();
         let loaded = load_chunks(store, &layout, &idxs)?;
         let work: Vec<(Mutex<Vec<u8>>, &ChunkKey)> = loaded.into_iter().map(Mutex::new).zip(keys).collect();
+        let sharded = layout.shards.is_some();
         crate::workers::map(&work, store.concurrency(), |(chunk, key)| {
             let mut chunk = chunk.lock().map_err(|_| NcError::EINTERNAL)?;
             for piece in by_chunk.get(*key).into_iter().flatten() {
                 lay(&layout, &mut chunk, piece)?;
             }
-            store_chunk(store, &layout, &key.2, &chunk)
+            if sharded { Ok(()) } else { store_chunk(store, &layout, &key.2, &chunk) }
         })?;
+        if sharded {
+            // Every received chunk of a shard in one rewrite of it: this
+            // rank owns the shard, so no other rank rewrites it now.
+            let chunks = work
+                .into_iter()
+                .map(|(chunk, key)| Ok((key.2.clone(), chunk.into_inner().map_err(|_| NcError::EINTERNAL)?)))
+                .collect::<NcResult<Vec<_>>>()?;
+            store_all(store, &layout, chunks)?;
+        }
     }
     Ok(())
 }
@@ -284,7 +305,16 @@ mod tests {
     use super::*;
 
     fn piece(bytes: Vec<u8>) -> Piece {
-        Piece { grp: 1, varid: 2, idx: vec![3, 0], start: vec![1, 0], count: vec![2, 1], stride: vec![1, 3], bytes }
+        Piece {
+            grp: 1,
+            varid: 2,
+            idx: vec![3, 0],
+            holder: vec![1, 0],
+            start: vec![1, 0],
+            count: vec![2, 1],
+            stride: vec![1, 3],
+            bytes,
+        }
     }
 
     #[test]
@@ -310,7 +340,7 @@ mod tests {
     fn owners_spread_and_agree() {
         let mut seen = std::collections::HashSet::new();
         for i in 0..64 {
-            let p = Piece { idx: vec![i, 0], ..piece(Vec::new()) };
+            let p = Piece { holder: vec![i, 0], ..piece(Vec::new()) };
             let o = owner(&p, 4);
             assert_eq!(o, owner(&p.clone(), 4));
             seen.insert(o);

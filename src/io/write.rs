@@ -67,7 +67,7 @@ pub(super) unsafe fn write_chunks(
     let parts = chunk_parts(sel, &layout.chunks, &layout.shape);
     let values = CallerValues(buf);
     #[cfg(feature = "mpi")]
-    if ds.parallel.is_some() && assembled_directly(&layout) {
+    if ds.parallel.is_some() && !layout.text.is_vlen() {
         // SAFETY: our contract, passed on.
         return unsafe { write_shared(ds, (grp, varid), &layout, sel, parts, mem_type, &values) };
     }
@@ -113,7 +113,10 @@ unsafe fn write_shared(
     mem_type: NcType,
     values: &CallerValues,
 ) -> NcResult<bool> {
-    let (whole, partial): (Vec<ChunkPart>, Vec<ChunkPart>) = parts.into_iter().partition(|p| p.covers_chunk);
+    let (whole, partial) = match &layout.shards {
+        None => parts.into_iter().partition(|p| p.covers_chunk),
+        Some(shards) => whole_shards(layout, shards, parts),
+    };
     let cache = cache_for(ds, grp, varid);
     // A cached copy is stale from here: replaced, or changed by its owner
     // at the next collective call.
@@ -121,12 +124,76 @@ unsafe fn write_shared(
         drop(cache.take(&part.idx));
         cache.note_written(&part.idx);
     }
-    // SAFETY: our contract, passed on.
-    let mut range_error = unsafe { store_whole(ds, layout, sel, &whole, mem_type, values) }?;
+    let mut range_error = if layout.shards.is_some() {
+        // SAFETY: our contract, passed on.
+        unsafe { store_whole_shards(ds, layout, sel, &whole, mem_type, values) }?
+    } else {
+        // SAFETY: our contract, passed on.
+        unsafe { store_whole(ds, layout, sel, &whole, mem_type, values) }?
+    };
     // SAFETY: as above.
     let (pieces, more) = unsafe { super::shared::pieces(layout, sel, &partial, mem_type, values.0, (grp, varid)) }?;
     range_error |= more;
     ds.parallel.as_mut().ok_or(NcError::EINTERNAL)?.pending.extend(pieces);
+    Ok(range_error)
+}
+
+/// The parts of a write to a sharded variable split by shard: those of
+/// shards the write covers whole (every inner chunk inside the shape),
+/// which this rank may rewrite at once, and the rest, each a piece for
+/// the shard's owner.
+#[cfg(feature = "mpi")]
+fn whole_shards(
+    layout: &VarLayout,
+    shards: &super::shard::ShardReader,
+    parts: Vec<ChunkPart>,
+) -> (Vec<ChunkPart>, Vec<ChunkPart>) {
+    let per_shard = shards.per_shard();
+    // Inner chunks of a shard inside the shape (fewer in edge shards).
+    let inside = |shard: &[usize]| -> usize {
+        (0..shard.len())
+            .map(|d| {
+                let grid = layout.shape[d].div_ceil(layout.chunks[d].max(1));
+                per_shard[d].min(grid.saturating_sub(shard[d] * per_shard[d]))
+            })
+            .product()
+    };
+    let mut covered: std::collections::HashMap<Vec<usize>, usize> = std::collections::HashMap::new();
+    for part in parts.iter().filter(|p| p.covers_chunk) {
+        *covered.entry(shards.locate(&part.idx).0).or_default() += 1;
+    }
+    parts.into_iter().partition(|p| {
+        let shard = shards.locate(&p.idx).0;
+        p.covers_chunk && covered.get(&shard) == Some(&inside(&shard))
+    })
+}
+
+/// Shards a write to a parallel dataset covers whole: their inner chunks
+/// assembled on every core and each shard rewritten once, in batches.
+///
+/// # Safety
+/// As [`write_chunks`].
+#[cfg(feature = "mpi")]
+unsafe fn store_whole_shards(
+    ds: &Dataset,
+    layout: &VarLayout,
+    sel: &Selection,
+    parts: &[ChunkPart],
+    mem_type: NcType,
+    values: &CallerValues,
+) -> NcResult<bool> {
+    let mut range_error = false;
+    for batch in parts.chunks(batch_len(layout, WRITE_BATCH_BYTES)) {
+        let made = crate::workers::map(batch, crate::zmap::cpus(), |part| {
+            let mut chunk = layout.fill_chunk()?;
+            // SAFETY: `values` holds the selection (our contract); the
+            // part is one of its chunk parts.
+            let range_error = unsafe { copy_in(layout, sel, part, &mut chunk, mem_type, values.0) }?;
+            Ok(((part.idx.clone(), chunk), range_error))
+        })?;
+        range_error |= made.iter().any(|(_, e)| *e);
+        store_all(ds.store.as_ref(), layout, made.into_iter().map(|(chunk, _)| chunk).collect())?;
+    }
     Ok(range_error)
 }
 
