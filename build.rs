@@ -13,6 +13,17 @@ fn main() {
     if target_os == "linux" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{SONAME}");
         link_soname();
+        if std::env::var_os("CARGO_FEATURE_MPI").is_some() {
+            // The parallel build's exports carry a symbol version (the
+            // SONAME), so Debian's parallel netcdf-c, whose calls to its
+            // own functions name its versions (NETCDF_MPI_*), never binds
+            // them to ours: it can then be loaded without RTLD_DEEPBIND,
+            // which would bind it to MPI objects other than the program's
+            // (src/delegate/loader.rs). Programs that name no version, as
+            // all built against netcdf-c, bind to these as before.
+            println!("cargo:rustc-cdylib-link-arg=-fuse-ld=bfd");
+            println!("cargo:rustc-cdylib-link-arg=-Wl,--default-symver");
+        }
     }
     cc::Build::new()
         .file("csrc/variadic.c")

@@ -27,6 +27,12 @@
  * they return. */
 int nczrs_par_create(const char *path, int cmode, void *comm, int *ncidp);
 int nczrs_par_open(const char *path, int mode, void *comm, int *ncidp);
+/* 1 when `path` is a name the netcdf-c beside us serves (a `.nc` file):
+ * it made the call, and *status is its result; 0 when the name is ours.
+ * `comm` and `info` are the addresses of the caller's handles, passed
+ * back to nczrs_c_call_delegate_par (src/parallel/delegated.rs). */
+int nczrs_par_delegated(const char *path, int mode, int creating, const void *comm, const void *info, int *ncidp,
+                        int *status);
 
 struct nczrs_comm {
     MPI_Comm comm;
@@ -62,19 +68,39 @@ void *nczrs_mpi_dup_world(void) {
     return dup_comm(MPI_COMM_WORLD, &c) == NC_NOERR ? c : NULL;
 }
 
+/* A parallel netcdf-c's nc_create_par or nc_open_par (same prototype). */
+typedef int (*par_function)(const char *, int, MPI_Comm, MPI_Info, int *);
+
+/* Make the delegate's call with the caller's own handles (Rust holds
+ * their addresses only: their types are the MPI implementation's). The
+ * delegate binds MPI's predefined objects as the program does (it is
+ * loaded without RTLD_DEEPBIND: src/delegate/loader.rs says why), so they
+ * pass as they are. */
+int nczrs_c_call_delegate_par(void *function, const char *path, int mode, const void *comm, const void *info,
+                              int *ncidp) {
+    par_function f;
+    memcpy(&f, &function, sizeof f); /* ISO C has no cast from void * to a function pointer */
+    return f(path, mode, *(const MPI_Comm *)comm, *(const MPI_Info *)info, ncidp);
+}
+
 int nczrs_c_create_par(const char *path, int cmode, MPI_Comm comm, MPI_Info info, int *ncidp) {
-    (void)info; /* MPI-IO hints: no MPI-IO here. */
+    int stat;
+    if (nczrs_par_delegated(path, cmode, 1, &comm, &info, ncidp, &stat))
+        return stat;
+    /* MPI-IO hints (info): no MPI-IO for Zarr stores. */
     struct nczrs_comm *c;
-    int stat = dup_comm(comm, &c);
+    stat = dup_comm(comm, &c);
     if (stat != NC_NOERR)
         return stat;
     return nczrs_par_create(path, cmode, c, ncidp);
 }
 
 int nczrs_c_open_par(const char *path, int mode, MPI_Comm comm, MPI_Info info, int *ncidp) {
-    (void)info;
+    int stat;
+    if (nczrs_par_delegated(path, mode, 0, &comm, &info, ncidp, &stat))
+        return stat;
     struct nczrs_comm *c;
-    int stat = dup_comm(comm, &c);
+    stat = dup_comm(comm, &c);
     if (stat != NC_NOERR)
         return stat;
     return nczrs_par_open(path, mode, c, ncidp);

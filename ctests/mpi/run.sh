@@ -113,6 +113,18 @@ run "t_par_shared nczarr" shared shared.zarr nczarr,file 2
 run "t_par_shared zarr v3" shared shared3.zarr zarr,v3,file 3
 # The same in shards: each shard assembled by one rank.
 run "t_par_shared nczarr v3 sharded" shared sharded3.zarr nczarr,v3,file 3 sharded
+# A netCDF-4 file and an NCZarr store from one program: the .nc through
+# Debian's parallel netcdf-c beside us (libnetcdf_mpi.so.19, MPI-IO), then
+# read by the serial build's ncdump (Debian's serial netcdf-c behind it).
+netcdf4_and_zarr() {
+    [ -e /usr/lib/x86_64-linux-gnu/libnetcdf_mpi.so.19 ] ||
+        { echo "no libnetcdf_mpi.so.19 (tools/install-test-deps.sh installs libnetcdf-mpi-19)"; return 1; }
+    mpi "$work/bin/t_par_netcdf4" "$PWD/both.nc" "file://$PWD/both.zarr#mode=nczarr,file" || return 1
+    LD_LIBRARY_PATH=$serial_libdir ncdump -v field "$PWD/both.nc" | tr -d ' \n' |
+        grep -q "field=0.25,1.25,2.25,3.25,4.25,5.25,1000.25,.*,$(( NP * 4 - 1 ))005.25;}" ||
+        { echo "ncdump of both.nc over the serial build: values differ"; return 1; }
+}
+run "t_par_netcdf4 (.nc and NCZarr)" netcdf4_and_zarr
 # Renames of stored objects, v2 and v3.
 run "t_par_rename nczarr" mpi "$work/bin/t_par_rename" "file://$PWD/rename.zarr#mode=nczarr,file"
 run "t_par_rename nczarr v3" mpi "$work/bin/t_par_rename" "file://$PWD/rename3.zarr#mode=nczarr,v3,file"

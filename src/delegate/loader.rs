@@ -1,6 +1,7 @@
 //! Finding and loading the netcdf-c that serves what is not Zarr.
 //!
-//! It is loaded with `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)`:
+//! It is loaded with `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)`
+//! (Debian's parallel netcdf-c without deep binding: see [`deep_bound`]):
 //! local, so its symbols (the same `nc_*` names as ours) never become the
 //! program's; deep-bound, so its own calls (`nc_inq_varid` inside its
 //! `nc_copy_var`, HDF5's calls to HDF5) find its own definitions before
@@ -13,6 +14,7 @@
 //!
 //! Where it is looked for, first found wins (the README's "Every format"):
 //! `NCZARR_RS_NETCDF_C` (a library file; empty or `none`: no delegate),
+//! then (in the parallel build) Debian's parallel `libnetcdf_mpi.so.19`,
 //! then `libnetcdf.so.19` and other `libnetcdf.so.*` in the multiarch
 //! directory, `/usr/lib64`, `/usr/lib`, `/usr/local/lib`, the library
 //! directory `pkg-config netcdf` reported when we were built, and
@@ -104,7 +106,16 @@ pub fn candidates() -> Vec<PathBuf> {
         }
         return vec![PathBuf::from(named)];
     }
-    search_dirs().iter().flat_map(|d| libraries_in(d)).collect()
+    let dirs = search_dirs();
+    let mut found = Vec::new();
+    // The parallel build serves `nc_create_par`/`nc_open_par` of `.nc`
+    // files through the delegate: a parallel netcdf-c (Debian's
+    // libnetcdf-mpi-19) first, wherever it is.
+    if cfg!(feature = "mpi") {
+        found.extend(dirs.iter().map(|d| d.join("libnetcdf_mpi.so.19")).filter(|p| p.is_file()));
+    }
+    found.extend(dirs.iter().flat_map(|d| libraries_in(d)));
+    found
 }
 
 /// (device, inode) of a file, to tell two names of one file apart.
@@ -143,6 +154,20 @@ fn under_asan() -> bool {
     !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__asan_init".as_ptr()) }.is_null()
 }
 
+/// Is this candidate loaded with RTLD_DEEPBIND? Every netcdf-c is, but
+/// Debian's parallel one in the parallel build. That one's calls to its
+/// own functions name its symbol versions (`NETCDF_MPI_*`), and the
+/// parallel build's exports carry a version of their own (build.rs), so
+/// they never bind to ours anyway; and deep binding would bind it and its
+/// HDF5 to MPI's predefined objects (`MPI_INT`, `MPI_INFO_NULL`) as libmpi
+/// defines them, where the program and libmpi use the program's copies
+/// of them (OpenMPI's handles are their addresses; a program naming one
+/// gets a copy by a copy relocation), and MPI would crash on a handle it
+/// does not know.
+fn deep_bound(path: &Path) -> bool {
+    !(cfg!(feature = "mpi") && path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libnetcdf_mpi.")))
+}
+
 /// Load the first candidate that is a netcdf-c other than us; the
 /// message says why none was, for the log and tracing.
 pub fn load() -> Result<(Handle, PathBuf), String> {
@@ -171,8 +196,9 @@ pub fn load() -> Result<(Handle, PathBuf), String> {
             Some(_) => {}
         }
         let Ok(cpath) = CString::new(path.as_os_str().as_bytes()) else { continue };
+        let flags = libc::RTLD_NOW | libc::RTLD_LOCAL | if deep_bound(&path) { libc::RTLD_DEEPBIND } else { 0 };
         // SAFETY: a C string; the library's initialisers are netcdf-c's.
-        let handle = unsafe { libc::dlopen(cpath.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND) };
+        let handle = unsafe { libc::dlopen(cpath.as_ptr(), flags) };
         if handle.is_null() {
             // SAFETY: dlerror's message, read right after the failure.
             let err = unsafe { libc::dlerror() };

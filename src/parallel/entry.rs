@@ -164,9 +164,10 @@ fn finish(mut ds: Dataset, comm: Comm, mode: c_int, ncidp: *mut c_int) -> NcResu
 /// (libhdf5's, as its NCZarr dispatch accepts anything): the id, the
 /// mode, a dataset not opened for parallel I/O (NC_ENOPAR), the variable.
 pub fn var_par_access(ncid: c_int, varid: c_int, par_access: c_int) -> NcResult<()> {
-    if let registry::Route::Theirs(_) = registry::route(ncid) {
-        // A file the serial netcdf-c beside us serves.
-        return Err(NcError(crate::error::code::NC_ENOPAR));
+    // A `.nc` file: the netcdf-c beside us answers (NC_ENOPAR if it has
+    // no parallel I/O or opened the file serially).
+    if let Some(result) = super::delegated::var_par_access(ncid, varid, par_access) {
+        return result;
     }
     registry::with(ncid, |ds, grp| {
         if par_access != super::NC_INDEPENDENT && par_access != super::NC_COLLECTIVE {

@@ -23,6 +23,8 @@ use std::collections::HashMap;
 pub mod collective;
 #[cfg(feature = "mpi")]
 pub mod comm;
+#[cfg(feature = "mpi")]
+pub mod delegated;
 pub mod digest;
 #[cfg(feature = "mpi")]
 pub mod entry;
