@@ -40,6 +40,10 @@ command -v strace >/dev/null || need_apt+=(strace)
 # mpicc and runs its tests under mpirun.
 dpkg -s libopenmpi-dev >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
+# Its Fortran test builds netcdf-fortran from Debian's source package
+# (ctests/mpi/netcdf_fortran.sh) with mpif90 (openmpi-bin's, running
+# gfortran, above); dpkg-source unpacks the source package.
+command -v dpkg-source >/dev/null || need_apt+=(dpkg-dev)
 # Debian's programs that link libnetcdf.so.19, run over us on .nc files
 # and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
 # xarray, netcdf-c++4 (its headers to build a program), HDF5's headers
