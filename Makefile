@@ -168,7 +168,8 @@ fortran-test: build
 # MPI: the parallel build (both builds, whatever MPI says) and its tests
 # under mpirun on 4 ranks (ctests/mpi/run.sh): stores written in parallel,
 # read back by every rank, by ncdump over the serial build and over
-# netcdf-c 4.10.1, and by zarr-python; directories and S3 (moto, s3s-fs).
+# netcdf-c 4.10.1, and by zarr-python; directories and S3 (moto, s3s-fs);
+# netcdf-c's and (over netcdf-fortran) Fortran 90 parallel programs.
 mpi-test:
 	$(MAKE) build MPI=
 	$(MAKE) build MPI=1

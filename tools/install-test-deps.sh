@@ -44,6 +44,10 @@ command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 # would switch hdf5.pc to the MPI HDF5): the parallel build hands it
 # nc_create_par/nc_open_par of .nc files (ctests/mpi/t_par_netcdf4.c).
 dpkg -s libnetcdf-mpi-19 >/dev/null 2>&1 || need_apt+=(libnetcdf-mpi-19)
+# Its Fortran test builds netcdf-fortran from Debian's source package
+# (ctests/mpi/netcdf_fortran.sh) with mpif90 (openmpi-bin's, running
+# gfortran, above); dpkg-source unpacks the source package.
+command -v dpkg-source >/dev/null || need_apt+=(dpkg-dev)
 # Debian's programs that link libnetcdf.so.19, run over us on .nc files
 # and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
 # xarray, netcdf-c++4 (its headers to build a program), HDF5's headers

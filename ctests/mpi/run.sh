@@ -3,7 +3,9 @@
 # mpicc against the parallel library and run under mpirun on 4 ranks
 # (oversubscribed: CI machines have 2 cores), then the stores they wrote
 # read by the serial library's ncdump, by netcdf-c 4.10.1's (the oracle,
-# Zarr v2 only: it reads no v3) and by zarr-python, values checked.
+# Zarr v2 only: it reads no v3) and by zarr-python, values checked; and a
+# Fortran 90 program over netcdf-fortran built with mpif90 from Debian's
+# source (netcdf_fortran.sh).
 #
 # Usage: ctests/mpi/run.sh MPI_LIBDIR SERIAL_LIBDIR PYTHON
 #   MPI_LIBDIR     the parallel build (make MPI=1: target/mpi/release)
@@ -11,8 +13,8 @@
 #   PYTHON         the test venv's python (netCDF4 for the oracle, zarr)
 # The S3 runs use moto and s3s-fs (tools/s3-servers.sh; MOTO_SERVER and
 # S3S_FS name the binaries, as for make unit-test). A missing mpicc,
-# mpirun or S3 server fails under CI=true, else what needs it is skipped
-# with a message.
+# mpirun, S3 server, mpif90 (gfortran) or netcdf-fortran source package
+# fails under CI=true, else what needs it is skipped with a message.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -179,6 +181,43 @@ netcdf_c_programs() {
     return $rc
 }
 run "netcdf-c's parallel tests" netcdf_c_programs
+# Fortran 90 over MPI: nf90_par.f90 through netcdf-fortran built from
+# Debian's source against the parallel install (netcdf_fortran.sh, cached
+# across runs), then the store by ncdump over the serial build and by
+# zarr-python. The program's rpath is DT_RPATH (--disable-new-dtags), which
+# the loader also searches for libnetcdff's own libnetcdf.so.19; a
+# DT_RUNPATH is not, and as the program does not call libnetcdf itself
+# (--as-needed drops -lnetcdf) the system's netcdf-c would load.
+nf90_parallel() {
+    local url="file://$PWD/f90par.zarr#mode=nczarr,file" lib want got
+    mkdir -p "$work/nf90"
+    mpif90 -Wall -Werror -O2 -I"$nf90_prefix/include" "$here/nf90_par.f90" -J "$work/nf90" \
+        -L"$nf90_prefix/lib" -lnetcdff -Wl,--disable-new-dtags,-rpath,"$nf90_prefix/lib:$mpi_libdir" \
+        -o "$work/bin/nf90_par" || return 1
+    for lib in "libnetcdff.so.7 $nf90_prefix/lib" "libnetcdf.so.19 $mpi_libdir"; do
+        want=$(readlink -f "${lib#* }/${lib%% *}")
+        got=$(ldd "$work/bin/nf90_par" | awk -v l="${lib%% *}" '$1 == l {print $3}')
+        [ "$(readlink -f "$got")" = "$want" ] || { echo "nf90_par loads ${lib%% *} from '$got', not ${lib#* }"; return 1; }
+    done
+    mpi "$work/bin/nf90_par" "$url" || return 1
+    LD_LIBRARY_PATH=$serial_libdir ncdump -v temp,count,rec "$url" |
+        "$python" "$here/check_nf90_par.py" "$NP" f90par.zarr
+}
+if nf90_prefix=$("$here/netcdf_fortran.sh" "$mpi_libdir" 2> netcdf-fortran.log); then
+    sed 's/^/  /' netcdf-fortran.log
+    run "nf90 parallel" nf90_parallel
+else
+    nf90_rc=$?
+    sed 's/^/  /' netcdf-fortran.log
+    if [ "$nf90_rc" = 2 ] && [ "${CI:-}" != true ]; then
+        echo "skipped nf90 parallel: $(tail -n 1 netcdf-fortran.log)"
+    else
+        # Under CI a missing compiler or source package fails too.
+        ran=$((ran + 1))
+        failed=$((failed + 1))
+        echo "FAIL nf90 parallel: no netcdf-fortran (ctests/mpi/netcdf_fortran.sh)"
+    fi
+fi
 # (c), (d) and the other refusals.
 run t_par_errors mpi "$work/bin/t_par_errors"
 # OpenMPI warns of any fork; this one is the test.
