@@ -143,7 +143,7 @@ do_install() {
     # parallel netcdf_par.h over a serial library would link but fail).
     local exports_par=unknown
     if command -v nm >/dev/null; then
-        if nm -D --defined-only "$lib" | awk '$3 == "nc_create_par" {f = 1} END {exit !f}'; then
+        if nm -D --defined-only "$lib" | awk '{sub(/@.*/, "", $3)} $3 == "nc_create_par" {f = 1} END {exit !f}'; then
             exports_par=1
         else
             exports_par=0

@@ -36,7 +36,7 @@ done
 for lib in "$mpi_libdir/libnetcdf.so.19" "$serial_libdir/libnetcdf.so.19"; do
     [ -e "$lib" ] || { echo "mpi-test: $lib is missing (make build; make MPI=1 build)" >&2; exit 1; }
 done
-nm -D --defined-only "$mpi_libdir/libnetcdf.so" | awk '$3 == "nc_create_par" {found = 1} END {exit !found}' ||
+nm -D --defined-only "$mpi_libdir/libnetcdf.so" | awk '{sub(/@.*/, "", $3)} $3 == "nc_create_par" {found = 1} END {exit !found}' ||
     { echo "mpi-test: $mpi_libdir/libnetcdf.so is not the parallel build (make MPI=1 build)" >&2; exit 1; }
 
 work=$(dirname "$mpi_libdir")/mpi-test
