@@ -86,7 +86,6 @@ const NC_NOERR: i32 = 0;
 const NC_EINVAL: i32 = -36;
 const NC_EINVALCOORDS: i32 = -40;
 const NC_EMAXDIMS: i32 = -41;
-const NC_ENOTATT: i32 = -43;
 const NC_EBADTYPE: i32 = -45;
 const NC_ENOTNC: i32 = -51;
 const NC_EEDGE: i32 = -57;
@@ -758,19 +757,39 @@ fn fill_values_that_are_not_of_the_variables_type() {
 }
 
 #[test]
-fn bad_fill_value_attribute_refuses_only_that_variables_data() {
-    // `_FillValue` in `.zattrs` is decoded with the variable's type.
+fn a_fill_value_attribute_that_does_not_decode_is_kept_as_text() {
+    // `_FillValue` in `.zattrs` is decoded with the variable's type; one
+    // that is not of it is shown as its text, and the variable's data
+    // (whose fill is `.zarray`'s) reads as ever.
     for kind in [Kind::Pure, Kind::Current] {
         let s = dataset(&format!("fillatt-{kind:?}"), kind);
-        for bad in [json!("abc"), json!({"a": 1}), json!([[1]])] {
+        let good = s.open().unwrap().all_floats("v", 4);
+        assert!(good.is_ok());
+        for (bad, text) in [(json!("abc"), "abc"), (json!({"a": 1}), r#"{"a":1}"#), (json!([[1]]), "[[1]]")] {
             s.edit("v/.zattrs", |v| v["_FillValue"] = bad.clone());
             let nc = s.open().unwrap();
-            assert_eq!(nc.all_floats("v", 4), Err(NC_ENCZARR), "{kind:?} {bad}");
-            assert_eq!(nc.fill("v").err(), Some(NC_ENCZARR));
-            assert_eq!(nc.att_text(nc.varid("v"), "_FillValue").err(), Some(NC_ENOTATT));
+            assert_eq!(nc.all_floats("v", 4), good, "{kind:?} {bad}");
+            assert_eq!(nc.att_text(nc.varid("v"), "_FillValue"), Ok(text.into()));
             assert_eq!(nc.att_text(nc.varid("v"), "units"), Ok("K".into()));
             assert_eq!(nc.ints("w", &[0], &[4]), Ok(vec![10, 20, 30, 40]));
         }
+    }
+}
+
+#[test]
+fn xarrays_base64_float_fill_value_decodes() {
+    // xarray (and VirtualiZarr's references) write a float `_FillValue`
+    // as the base64 of its little-endian f64.
+    let s = dataset("fillatt-base64", Kind::Pure);
+    for (text, want) in [("AAAAAAAA+H8=", f64::NAN), ("AAAAAAAA8L8=", -1.0), ("AAAAAAAAWUA=", 100.0)] {
+        s.edit("v/.zattrs", |v| v["_FillValue"] = json!(text));
+        let nc = s.open().unwrap();
+        let mut got = [0f32; 1];
+        let code = unsafe {
+            netcdf::capi::att::nc_get_att_float(nc.0, nc.varid("v"), c"_FillValue".as_ptr(), got.as_mut_ptr())
+        };
+        assert_eq!(code, NC_NOERR, "{text}");
+        assert!(got[0] == want as f32 || (want.is_nan() && got[0].is_nan()), "{text}: {}", got[0]);
     }
 }
 

@@ -262,6 +262,24 @@ fn infer_type(n: Num, is_bool: bool) -> NcType {
     }
 }
 
+/// A `_FillValue` attribute as xarray writes it for a float variable
+/// (Zarr v2 `.zattrs` and v3 attributes alike): the base64 of its value as
+/// a little-endian f64, decoded to the variable's type. None when `value`
+/// is not such a string (a number, or `"NaN"`, decodes as any other
+/// attribute value).
+pub fn decode_cf_float_fill(value: &Value, xtype: NcType) -> Option<NcResult<Values>> {
+    let Value::String(text) = value else { return None };
+    if !matches!(xtype, NC_FLOAT | NC_DOUBLE) || json::non_finite_string(value).is_some() {
+        return None;
+    }
+    let decoded = crate::format::base64::decode(text).and_then(|bytes| {
+        let bytes: [u8; 8] = bytes.try_into().map_err(|_| NcError::ENCZARR)?;
+        let x = f64::from_le_bytes(bytes);
+        Ok(if xtype == NC_FLOAT { Values::Float(vec![x as f32]) } else { Values::Double(vec![x]) })
+    });
+    Some(decoded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

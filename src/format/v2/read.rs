@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use crate::error::{NcError, NcResult};
-use crate::format::attrs::{decode_fill_number, decode_inferred, decode_typed};
+use crate::format::attrs::{decode_cf_float_fill, decode_fill_number, decode_inferred, decode_typed};
 use crate::format::build::{
     add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
 };
@@ -322,18 +322,14 @@ impl Reader<'_> {
     }
 
     /// Decode the user attributes of an object. For a variable
-    /// (`fill_type` given) a `_FillValue` that does not decode is left
-    /// out and reported in the second result: it makes only that
-    /// variable's data unreadable, not the dataset.
-    fn user_attrs(
-        &self,
-        key: &str,
-        zattrs: &Map<String, Value>,
-        fill_type: Option<NcType>,
-    ) -> NcResult<(Vec<Attr>, Option<NcError>)> {
+    /// (`fill_type` given) a float `_FillValue` may be xarray's base64 of
+    /// a little-endian f64 (VirtualiZarr writes it so), and one that does
+    /// not decode in the variable's type is kept as its text: the
+    /// variable's data does not depend on it (its fill is `.zarray`'s
+    /// `fill_value`).
+    fn user_attrs(&self, key: &str, zattrs: &Map<String, Value>, fill_type: Option<NcType>) -> NcResult<Vec<Attr>> {
         let types = self.attr_types(key, zattrs)?;
         let mut out = Vec::new();
-        let mut fill_error = None;
         for (name, value) in zattrs {
             if is_reserved_key(name) {
                 continue;
@@ -344,6 +340,9 @@ impl Reader<'_> {
                 return Err(NcError::ENCZARR);
             }
             let values = match (name.as_str(), fill_type, types.get(name).and_then(Value::as_str)) {
+                (FILL_VALUE, Some(t), None) if decode_cf_float_fill(value, t).is_some() => {
+                    decode_cf_float_fill(value, t).unwrap_or(Err(NcError::EINTERNAL))
+                }
                 (FILL_VALUE, Some(t), _) if t != NC_STRING => decode_typed(value, &dtype_for(t, NC_ENDIAN_NATIVE, 1)?),
                 // Zarr has no char type: read as pure Zarr, netcdf-c 4.10
                 // gives the text NCZarr typed `>S1` as a string.
@@ -358,11 +357,17 @@ impl Reader<'_> {
             };
             match values {
                 Ok(values) => out.push(Attr { name: name.clone(), values }),
-                Err(e) if name == FILL_VALUE && fill_type.is_some() => fill_error = Some(e),
+                Err(_) if name == FILL_VALUE && fill_type.is_some() => {
+                    let text = match value {
+                        Value::String(s) => s.clone().into_bytes(),
+                        other => other.to_string().into_bytes(),
+                    };
+                    out.push(Attr { name: name.clone(), values: Values::Char(text) });
+                }
                 Err(e) => return Err(e),
             }
         }
-        Ok((out, fill_error))
+        Ok(out)
     }
 
     fn read_group(
@@ -373,7 +378,7 @@ impl Reader<'_> {
         depth: usize,
     ) -> NcResult<()> {
         let gkey = self.model.group_key(g);
-        self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?.0;
+        self.model.groups[g].atts = self.user_attrs(&gkey, &zattrs, None)?;
         let (arrays, groups) = match self.group_info(&gkey, &zattrs, &zgroup)? {
             Some(info) => {
                 if let Some(dims) = field(&info, "dimensions", "dims") {
@@ -560,8 +565,7 @@ impl Reader<'_> {
                 }
             },
         };
-        let (atts, fill_error) = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
-        data_error = data_error.or(fill_error);
+        let atts = self.user_attrs(&vkey, &zattrs, Some(dtype.xtype))?;
         if data_error.is_none() && chunk_bytes(&dtype, if scalar { &[] } else { &chunks }).is_none() {
             // No object can be that big.
             data_error = Some(NcError::ENCZARR);

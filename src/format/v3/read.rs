@@ -17,7 +17,7 @@ use super::dtype::{self, FixedText, V3Type};
 use super::fill;
 use super::write::{ARRAY, ATTRS, GROUP, SUPERBLOCK};
 use crate::error::{NcError, NcResult};
-use crate::format::attrs::{decode_inferred, decode_typed};
+use crate::format::attrs::{decode_cf_float_fill, decode_inferred, decode_typed};
 use crate::format::build::{
     add_group, add_nczarr_dims, check_stored_name, mark_appendable, name_list, pure_dims, referenced_dims, usize_list,
 };
@@ -427,13 +427,11 @@ fn chunk_keys(encoding: Option<&Value>) -> NcResult<(bool, char)> {
 /// An array's `_FillValue` attribute in its type: xarray's base64 of a
 /// little-endian f64 for floats, else a plain JSON value.
 fn cf_fill_value(v: &Value, xtype: NcType) -> NcResult<Values> {
-    match (v, xtype) {
-        (Value::String(s), NC_FLOAT | NC_DOUBLE) if crate::format::json::non_finite_string(v).is_none() => {
-            let bytes: [u8; 8] = fill::base64(s)?.try_into().map_err(|_| NcError::ENCZARR)?;
-            let x = f64::from_le_bytes(bytes);
-            Ok(if xtype == NC_FLOAT { Values::Float(vec![x as f32]) } else { Values::Double(vec![x]) })
-        }
-        (_, NC_STRING) => decode_inferred(v),
+    if let Some(decoded) = decode_cf_float_fill(v, xtype) {
+        return decoded;
+    }
+    match xtype {
+        NC_STRING => decode_inferred(v),
         _ => decode_typed(v, &dtype_for(xtype, NC_ENDIAN_NATIVE, 1)?),
     }
 }
