@@ -10,7 +10,7 @@ use crate::format::{self, Consolidation, ReadOptions, WriteOptions};
 use crate::io::{ChunkCache, engine};
 use crate::model::Model;
 use crate::url::{self, DatasetUrl, Storage};
-use crate::zmap::{Durability, FileMap, S3Map, ZipLayout, ZipMap, Zmap, trace};
+use crate::zmap::{Durability, FileMap, ReferenceMap, S3Map, ZipLayout, ZipMap, Zmap, trace};
 
 pub const NC_WRITE: i32 = 0x0001;
 pub const NC_NOCLOBBER: i32 = 0x0004;
@@ -177,8 +177,8 @@ impl Dataset {
                 init(store.as_ref())?;
                 store
             }
-            // A plain web server is read only.
-            Storage::Http(_) => return Err(NcError::EPERM),
+            // A plain web server and a reference file are read only.
+            Storage::Http(_) | Storage::Reference(_) => return Err(NcError::EPERM),
         };
         let _ = store.clean_stray_temps();
         Ok(Dataset {
@@ -237,6 +237,13 @@ impl Dataset {
                     return Err(NcError::EPERM);
                 }
                 let store = trace::wrap(Box::new(S3Map::open_web(loc, &url.params)?), "http", 6);
+                Dataset::open_in(path, url, Arc::from(store), mode, durability, lock)
+            }
+            Storage::Reference(file) => {
+                if mode & NC_WRITE != 0 {
+                    return Err(NcError::EPERM);
+                }
+                let store = trace::wrap(Box::new(ReferenceMap::open(file, &url.params)?), "reference", 5);
                 Dataset::open_in(path, url, Arc::from(store), mode, durability, lock)
             }
         }

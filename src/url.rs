@@ -42,6 +42,11 @@ pub enum Storage {
     /// The URL's first path segment is held as the "bucket": the store's
     /// objects are at `endpoint/bucket/root/key`, the URL plus the key.
     Http(S3Location),
+    /// A kerchunk reference file (`mode=...,reference`), read only: its
+    /// keys name inline bytes or byte ranges of other files. Where the
+    /// reference file itself is: `File` (its path) or `S3` (its key as
+    /// the root).
+    Reference(Box<Storage>),
 }
 
 /// Where an S3 dataset lives, from any URL form netcdf-c accepts (FACTS
@@ -109,25 +114,7 @@ impl DatasetUrl {
             fragment.push(if v.is_empty() { k.clone() } else { format!("{k}={v}") });
         }
         let fragment = fragment.join("&");
-        Some(match &self.storage {
-            Storage::File(root) | Storage::Zip(root) => {
-                format!("file://{}#{fragment}", escape_path(&root.display().to_string()))
-            }
-            // netcdf-c's canonical form: path style on the endpoint.
-            Storage::Http(loc) => {
-                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
-                format!("{}/{}{}#{fragment}", loc.endpoint, escape_path(&loc.bucket), escape_path(&key))
-            }
-            Storage::S3(loc) => {
-                let endpoint = match (&loc.endpoint[..], &loc.region) {
-                    ("", Some(region)) => format!("https://s3.{region}.amazonaws.com"),
-                    ("", None) => "https://s3.amazonaws.com".to_string(),
-                    (endpoint, _) => endpoint.to_string(),
-                };
-                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
-                format!("{endpoint}/{}{}#{fragment}", escape_path(&loc.bucket), escape_path(&key))
-            }
-        })
+        Some(format!("{}#{fragment}", self.storage.location()))
     }
 
     /// `nczarr_layout=4.9.0`: write the layout of netcdf-c 4.9.0 (Debian
@@ -151,7 +138,32 @@ impl DatasetUrl {
     pub fn file_root(&self) -> &Path {
         match &self.storage {
             Storage::File(p) | Storage::Zip(p) => p,
-            Storage::S3(_) | Storage::Http(_) => panic!("not a file-storage dataset"),
+            Storage::S3(_) | Storage::Http(_) | Storage::Reference(_) => panic!("not a file-storage dataset"),
+        }
+    }
+}
+
+impl Storage {
+    /// Where the dataset is, as a URL without fragment: `file://` and the
+    /// absolute path, or netcdf-c's canonical S3 form (path style on the
+    /// endpoint).
+    pub fn location(&self) -> String {
+        match self {
+            Storage::File(root) | Storage::Zip(root) => format!("file://{}", escape_path(&root.display().to_string())),
+            Storage::Http(loc) => {
+                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
+                format!("{}/{}{}", loc.endpoint, escape_path(&loc.bucket), escape_path(&key))
+            }
+            Storage::S3(loc) => {
+                let endpoint = match (&loc.endpoint[..], &loc.region) {
+                    ("", Some(region)) => format!("https://s3.{region}.amazonaws.com"),
+                    ("", None) => "https://s3.amazonaws.com".to_string(),
+                    (endpoint, _) => endpoint.to_string(),
+                };
+                let key = if loc.root.is_empty() { String::new() } else { format!("/{}", loc.root) };
+                format!("{endpoint}/{}{}", escape_path(&loc.bucket), escape_path(&key))
+            }
+            Storage::Reference(file) => file.location(),
         }
     }
 }
@@ -174,7 +186,7 @@ fn escape_path(path: &str) -> String {
 /// Mode tokens we understand. Anything else in `mode=` is NC_EINVAL, so a
 /// typo in a storage name is reported instead of silently ignored.
 const FORMAT_TOKENS: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "v2", "v3", "consolidated", "noconsolidated"];
-const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3", "http"];
+const STORAGE_TOKENS: &[&str] = &["file", "zip", "s3", "gs3", "http", "reference"];
 /// Formats netcdf-c can select that this library does not build.
 const UNBUILT_FORMATS: &[&str] =
     &["dap2", "dap4", "bytes", "netcdf-3", "classic", "netcdf-4", "enhanced", "udf0", "udf1"];
@@ -242,6 +254,19 @@ pub fn parse_with_env(name: &str, env: &dyn Fn(&str) -> Option<String>) -> NcRes
         }
         (Some("http"), Target::Remote { scheme, host, path }) if scheme.starts_with("http") => {
             Storage::Http(web_location(&scheme, &host, &path)?)
+        }
+        // A reference file: on disk, or on S3 in any S3 URL form. An
+        // http(s) URL is read as S3 path style (signed when credentials
+        // are found, as a private bucket of a local server needs; a plain
+        // web server ignores the signature).
+        (Some("reference"), Target::Plain(path) | Target::File(path)) => {
+            Storage::Reference(Box::new(Storage::File(absolute(&path)?)))
+        }
+        (Some("reference"), Target::Remote { scheme, host, path }) => {
+            if !matches!(scheme.as_str(), "s3" | "gs3" | "http" | "https") {
+                return Err(NcError::EURL);
+            }
+            Storage::Reference(Box::new(Storage::S3(s3_location(&scheme, &host, &path, env)?)))
         }
         // A local path cannot be S3 and a remote URL cannot be a file.
         (Some("s3" | "gs3" | "http"), _) | (Some("file" | "zip"), Target::Remote { .. }) => {

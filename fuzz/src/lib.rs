@@ -14,6 +14,7 @@
 pub mod archive;
 mod codecs;
 mod merges;
+mod refs;
 mod stores;
 mod text;
 mod values;
@@ -23,6 +24,7 @@ mod zips;
 
 pub use codecs::codec;
 pub use merges::merge;
+pub use refs::references;
 pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
@@ -49,6 +51,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("zip", zip),
     ("merge", merge),
     ("pieces", pieces),
+    ("references", references),
 ];
 
 /// A small deterministic generator, seeded from the input, for choices

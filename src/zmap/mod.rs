@@ -9,6 +9,7 @@ mod key;
 mod local;
 mod memory;
 pub mod ranges;
+mod reference;
 mod s3;
 pub mod trace;
 mod zip;
@@ -17,6 +18,7 @@ pub use durability::Durability;
 pub use file::FileMap;
 pub use key::{join, validate_key};
 pub use memory::MemoryMap;
+pub use reference::{MAX_REFERENCE_RANGE, ReferenceMap, ReferenceRef, References, parse_references};
 pub use s3::S3Map;
 pub use zip::{ZipLayout, ZipMap};
 
