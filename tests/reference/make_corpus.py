@@ -258,11 +258,14 @@ def _kerchunk_nc3(url, storage_options, inline=0):
     return NetCDF3ToZarr(url, storage_options=storage_options, inline_threshold=inline).translate()
 
 
-def _virtualizarr(url, registry, classic=False, group=None):
+def _virtualizarr(url, registry, classic=False, group=None, storage_options=None):
     from virtualizarr import open_virtual_dataset
     from virtualizarr.parsers import HDFParser, NetCDF3Parser
 
-    parser = NetCDF3Parser() if classic else HDFParser(group=group)
+    # The NetCDF3Parser is kerchunk's NetCDF3ToZarr, reading through fsspec
+    # (not the obstore registry): it takes fsspec's options.
+    parser = (NetCDF3Parser(reader_options={"storage_options": storage_options or {}}) if classic
+              else HDFParser(group=group))
     return open_virtual_dataset(url, registry=registry, parser=parser)
 
 
@@ -298,8 +301,14 @@ def build_refs(out, url_of, storage_options=None, registry=None, tag="local"):
     ref(f"classic.kerchunk.v0.{tag}.json", "kerchunk", ["classic.nc"], to_v0(refs))
 
     singles = [_kerchunk_hdf(url_of(s), so) for s in SERIES]
-    combined = MultiZarrToZarr(singles, remote_protocol=None if not so else "s3", remote_options=so,
-                               concat_dims=["time"]).translate()
+    # A fresh s3fs instance: the cached one is bound to the event loop
+    # kerchunk's HDF5 scan used, which zarr-python's is not.
+    remote = {**so, "skip_instance_cache": True} if so else so
+    combined = MultiZarrToZarr(singles, remote_protocol=None if not so else "s3", remote_options=remote,
+                               concat_dims=["time"],
+                               # Nothing inlined over S3: MultiZarrToZarr fetches what it
+                               # inlines through an s3fs bound to another event loop.
+                               inline_threshold=500 if not so else 0).translate()
     ref(f"series.kerchunk.v1.{tag}.json", "kerchunk", SERIES, combined, concat="time")
 
     if registry is not None:
@@ -312,7 +321,7 @@ def build_refs(out, url_of, storage_options=None, registry=None, tag="local"):
         # VirtualiZarr's HDFParser takes one group, without its subgroups.
         made.append(Ref(f"groups-obs.virtualizarr.{tag}.json", "virtualizarr", ["groups.nc"], group="/obs",
                         missing=("deep/w",)))
-        vds = _virtualizarr(url_of("classic.nc"), registry, classic=True)
+        vds = _virtualizarr(url_of("classic.nc"), registry, classic=True, storage_options=so)
         vds.vz.to_kerchunk(out / f"classic.virtualizarr.{tag}.json", format="json")
         made.append(Ref(f"classic.virtualizarr.{tag}.json", "virtualizarr", ["classic.nc"]))
         parts = [_virtualizarr(url_of(s), registry) for s in SERIES]

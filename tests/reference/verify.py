@@ -16,8 +16,12 @@ from expected import DEFAULT_FILL, expected_arrays
 
 def open_reference(path, remote_protocol=None, remote_options=None):
     """{array path: zarr.Array} of a reference file, through fsspec."""
+    if remote_options:
+        # a fresh s3fs, not one bound to another event loop
+        remote_options = {**remote_options, "skip_instance_cache": True, "asynchronous": True}
     fs = fsspec.filesystem("reference", fo=str(path), remote_protocol=remote_protocol,
                            remote_options=remote_options or {}, asynchronous=True,
+                           skip_instance_cache=True,
                            # jinja templates and gen (off by default)
                            simple_templates=False)
     store = FsspecStore(fs, read_only=True, path="")
