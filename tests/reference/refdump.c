@@ -11,6 +11,7 @@
  *          data <TAB> path <TAB> hex of nc_get_var's bytes (the variable's
  *                                own type, native byte order)
  *          data <TAB> path <TAB> error <TAB> S        on a netCDF error
+ *          data <TAB> path <TAB> strings <TAB> hex,hex,...  for NC_STRING
  *   refdump slab URL VAR START COUNT
  *        "open S", then one nc_get_vara of VAR (a path such as obs/value)
  *        with START and COUNT like 0x0x0 and 2x5x8: "data ..." as above.
@@ -64,6 +65,33 @@ static void dump_data(const char *path, int ncid, int varid, size_t elem, int nd
     free(buf);
 }
 
+/* An NC_STRING variable: "data <TAB> path <TAB> strings <TAB>" and the hex
+ * of each string's bytes, comma separated ("-" for a NULL pointer). */
+static void dump_strings(const char *path, int ncid, int varid, int ndims, const size_t *count)
+{
+    size_t n = 1, start[MAXD] = {0};
+    for (int d = 0; d < ndims; d++)
+        n *= count[d];
+    char **buf = calloc(n ? n : 1, sizeof(char *));
+    int s = nc_get_vara_string(ncid, varid, start, count, buf);
+    if (s != NC_NOERR) {
+        printf("data\t%s\terror\t%d\n", path, s);
+    } else {
+        printf("data\t%s\tstrings\t", path);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                putchar(',');
+            if (buf[i])
+                hex((const unsigned char *)buf[i], strlen(buf[i]));
+            else
+                putchar('-');
+        }
+        putchar('\n');
+        nc_free_string(n, buf);
+    }
+    free(buf);
+}
+
 static void dump_group(int ncid, const char *prefix)
 {
     int nvars = 0;
@@ -90,7 +118,11 @@ static void dump_group(int ncid, const char *prefix)
         for (int d = 0; d < ndims; d++)
             printf("%s%zu", d ? "," : "", count[d]);
         putchar('\n');
-        if (xtype == NC_STRING || xtype > NC_MAX_ATOMIC_TYPE) {
+        if (xtype == NC_STRING) {
+            dump_strings(path, ncid, v, ndims, count);
+            continue;
+        }
+        if (xtype > NC_MAX_ATOMIC_TYPE) {
             printf("data\t%s\tskipped\n", path);
             continue;
         }
