@@ -506,6 +506,14 @@ def test_read_costs_at_most_a_ranged_get_per_chunk(progs, corpus, s3_corpus, ser
 # Bad references and writing.
 
 
+def assert_reference_mode_works(progs, url, env):
+    """The good reference the bad ones are made from reads: so a bad one
+    failing says something (a library that refuses the mode fails here)."""
+    status, vars_ = parse_dump(run_refdump(progs["ours"], "read", url, env=env))
+    assert status == 0, f"the good reference {url} does not open: {status}"
+    assert isinstance(vars_["temp"][3], bytes), f"reading temp of the good reference {url}: {vars_['temp'][3]}"
+
+
 def assert_fails_cleanly(progs, url, env, what):
     # ncdump over us: a nonzero exit, not a signal (a crash), in time.
     r = ncdump(url, env)
@@ -523,6 +531,7 @@ def assert_fails_cleanly(progs, url, env, what):
 @pytest.mark.parametrize("name", [n for n, _ in BAD])
 def test_bad_reference_local(progs, corpus, env, name):
     files, _, bad = corpus
+    assert_reference_mode_works(progs, ref_url(files / "plain.kerchunk.v1.local.json"), env)
     assert_fails_cleanly(progs, ref_url(files / bad[name]), env, dict(BAD)[name])
 
 
@@ -531,10 +540,12 @@ def test_bad_reference_local(progs, corpus, env, name):
 def test_bad_reference_s3(progs, s3_corpus, server, env, name):
     bad = s3_corpus[2]
     e = dict(env, AWS_ENDPOINT_URL=server.endpoint)
+    assert_reference_mode_works(progs, f"s3://{BUCKET}/{PREFIX}/plain.kerchunk.v1.s3.json#mode=zarr,reference", e)
     assert_fails_cleanly(progs, f"s3://{BUCKET}/{PREFIX}/{bad[name]}#mode=zarr,reference", e, dict(BAD)[name])
 
 
 def test_missing_reference_file(progs, corpus, env):
+    assert_reference_mode_works(progs, ref_url(corpus[0] / "plain.kerchunk.v1.local.json"), env)
     status, _ = parse_dump(run_refdump(progs["ours"], "read", ref_url(corpus[0] / "no-such.json"), env=env))
     assert status < 0
 
