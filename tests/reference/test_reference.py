@@ -166,8 +166,6 @@ def ids(refs):
 def local_refs():
     """The local references, known at collection time without building the
     corpus: make_corpus.build_local's names (checked by test_corpus_names)."""
-    import make_corpus
-
     names = []
     for case in ("plain", "compressed", "groups", "classic"):
         names += [f"{case}.kerchunk.v1.local.json", f"{case}.kerchunk.v0.local.json"]
@@ -176,7 +174,6 @@ def local_refs():
               "groups-obs.virtualizarr.local.json", "classic.virtualizarr.local.json",
               "series.virtualizarr.local.json", "compressed.kerchunk.fileurl.json", "plain.gen.local.json",
               "plain.relative.json"]
-    del make_corpus
     return names
 
 
