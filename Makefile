@@ -47,7 +47,7 @@ INSTALL_ENV = PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' includedi
 	DESTDIR='$(DESTDIR)' FORCE='$(FORCE)' LIB='$(LIB)' PARALLEL='$(MPI)'
 
 .PHONY: all build quickstart test deps lint unit-test fuzz-test abi-check ctest bench-smoke memcheck-test interop-test s3-test zip-test v3-test package-test \
-	fortran-test tools-abi-test tools-test programs-test netcdf-c-suite-test mpi-test install uninstall clean
+	fortran-test tools-abi-test tools-test reference-test programs-test netcdf-c-suite-test mpi-test install uninstall clean
 
 all: build
 
@@ -68,7 +68,7 @@ quickstart: build
 # fail too), for every target it runs. A target run alone (make
 # interop-test) may still skip, and says what and why.
 test: export CI = true
-test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test zip-test tools-test programs-test netcdf-c-suite-test fortran-test package-test mpi-test
+test: deps lint build unit-test fuzz-test abi-check ctest bench-smoke memcheck-test tools-abi-test interop-test v3-test s3-test reference-test zip-test tools-test programs-test netcdf-c-suite-test fortran-test package-test mpi-test
 
 deps:
 	NCZARR_RS_TOOLS=$(TOOLS) tools/install-test-deps.sh
@@ -131,6 +131,12 @@ interop-test: build
 # fault-injecting proxy (tests/s3/proxy.py) in front of them.
 s3-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(PYTEST) tests/s3
+
+# kerchunk / VirtualiZarr reference files (#mode=zarr,reference) of netCDF
+# files, on disk and on the S3 test servers, read through our library and
+# compared with netcdf-c's read of the files (tests/reference/README.md).
+reference-test: build
+	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(PYTEST) tests/reference
 
 # Zarr v3: what zarr-python 3 and xarray write (tests/v3/corpus.py), read
 # through our library and compared value by value with zarr-python's view.
