@@ -125,13 +125,18 @@ pub fn referenced_dims(model: &mut Model, refs: &[String], shape: &[usize]) -> N
 /// netcdf-c's own tests now expect, its ref_newformatpure.cdl). A name
 /// whose length differs from the same name's earlier use in the group
 /// falls back to the anonymous dimension rather than fail the open.
+///
+/// A name qualified by a path (`obs/n`, `/obs/n`: kerchunk names the
+/// dimensions of a netCDF-4 file's groups by their HDF5 paths) is that
+/// group's dimension when the group is the array's or one of its
+/// ancestors: the path says which group, so nothing is assumed.
 pub fn pure_dims(model: &mut Model, g: usize, names: Option<&Vec<String>>, shape: &[usize]) -> NcResult<Vec<usize>> {
     let named = names.filter(|n| n.len() == shape.len());
     let mut dimids = Vec::with_capacity(shape.len());
     for (i, &len) in shape.iter().enumerate() {
-        let name = match named {
-            Some(n) if check_name(n[i].as_bytes()).is_ok() => n[i].clone(),
-            _ => anonymous_dim(len),
+        let (g, name) = match named.map(|n| qualified_dim(model, g, &n[i])) {
+            Some((owner, name)) if check_name(name.as_bytes()).is_ok() => (owner, name.to_string()),
+            _ => (g, anonymous_dim(len)),
         };
         let in_group =
             |model: &Model, name: &str| model.groups[g].dims.iter().copied().find(|&d| model.dims[d].name == name);
@@ -149,6 +154,17 @@ pub fn pure_dims(model: &mut Model, g: usize, names: Option<&Vec<String>>, shape
         dimids.push(d);
     }
     Ok(dimids)
+}
+
+/// The group and name a pure Zarr dimension name means for an array of
+/// group `g`: a path's group if it is `g` or an ancestor of it (else the
+/// whole text, which no netCDF name can be), a plain name `g`'s.
+fn qualified_dim<'a>(model: &Model, g: usize, name: &'a str) -> (usize, &'a str) {
+    let Some((path, base)) = name.rsplit_once('/') else { return (g, name) };
+    match model.find_group_by_path(path) {
+        Ok(owner) if model.ancestry(g).contains(&owner) => (owner, base),
+        _ => (g, name),
+    }
 }
 
 /// Pure Zarr: mark as appendable (see [`crate::model::Dim::appendable`])
