@@ -93,15 +93,30 @@ pub(crate) unsafe fn open_elsewhere(
     if s != NC_NOERR {
         return Some(s);
     }
-    match registry::insert_theirs(theirs, None) {
+    Some(status(unsafe { adopt(lib, theirs, None, ncidp) }))
+}
+
+/// Register a dataset the delegate opened or created as `theirs`, our
+/// ncid for it in `ncidp`; if there is no room, the delegate's copy is
+/// aborted.
+///
+/// # Safety
+/// `ncidp` NULL or writable.
+pub(crate) unsafe fn adopt(
+    lib: &delegate::Delegate,
+    theirs: c_int,
+    remote: Option<Remote>,
+    ncidp: *mut c_int,
+) -> NcResult<()> {
+    match registry::insert_theirs(theirs, remote) {
         Ok(ours) => {
             // SAFETY: the caller's out-pointer.
             unsafe { put(ncidp, ours) };
-            Some(NC_NOERR)
+            Ok(())
         }
-        Err(NcError(e)) => {
+        Err(e) => {
             lib.call(|t| t.nc_abort.map(|f| unsafe { f(theirs) }));
-            Some(e)
+            Err(e)
         }
     }
 }
@@ -158,17 +173,7 @@ unsafe fn open_remote(
     };
     trace::log(1, format_args!("{how:?} {name}: served by netcdf-c in memory, status {s}"));
     check(s)?;
-    match registry::insert_theirs(theirs, Some(remote)) {
-        Ok(ours) => {
-            // SAFETY: the caller's out-pointer.
-            unsafe { put(ncidp, ours) };
-            Ok(())
-        }
-        Err(e) => {
-            lib.call(|t| t.nc_abort.map(|f| unsafe { f(theirs) }));
-            Err(e)
-        }
-    }
+    unsafe { adopt(lib, theirs, Some(remote), ncidp) }
 }
 
 /// Delete a dataset the delegate serves (`nc_delete` of a `.nc` file).

@@ -12,7 +12,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use crate::capi::{c_str, put};
+use crate::capi::c_str;
 use crate::delegate;
 use crate::error::{NcError, NcResult};
 use crate::registry::{self, Route};
@@ -111,18 +111,8 @@ unsafe fn open(
     if s != 0 {
         return Err(NcError(s));
     }
-    match registry::insert_theirs(theirs, None) {
-        Ok(ours) => {
-            // SAFETY: the caller's out-pointer.
-            unsafe { put(ncidp, ours) };
-            Ok(())
-        }
-        Err(e) => {
-            // SAFETY: the delegate's nc_abort of its own ncid.
-            lib.call(|t| t.nc_abort.map(|f| unsafe { f(theirs) }));
-            Err(e)
-        }
-    }
+    // SAFETY: the caller's out-pointer, per the contract.
+    unsafe { crate::capi::crossing::adopt(lib, theirs, None, ncidp) }
 }
 
 /// `nc_var_par_access` of a dataset the delegate serves; None when ours.
