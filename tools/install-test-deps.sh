@@ -40,6 +40,10 @@ command -v strace >/dev/null || need_apt+=(strace)
 # mpicc and runs its tests under mpirun.
 dpkg -s libopenmpi-dev >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
+# The MPI benchmark's smoke (bench/mpi/run --smoke, in make mpi-test) runs
+# its program over Debian's parallel netcdf-c too: the library only (its
+# -dev package would switch the system's hdf5.pc to the openmpi flavour).
+dpkg -s libnetcdf-mpi-19 >/dev/null 2>&1 || need_apt+=(libnetcdf-mpi-19)
 # Debian's programs that link libnetcdf.so.19, run over us on .nc files
 # and Zarr stores (tests/programs): NCO, CDO, GDAL, python3-netcdf4 and
 # xarray, netcdf-c++4 (its headers to build a program), HDF5's headers
