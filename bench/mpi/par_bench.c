@@ -34,7 +34,9 @@
  * Rank 0 prints one JSON line: seconds (the max over ranks) to the end
  * of create/open+define, of the last put/get, of close; MB/s of the
  * field's bytes; cpu_s, the CPU seconds of all ranks in the timed part
- * (cpu_s / s = cores kept busy); threads_max, the most threads any rank
+ * (cpu_s / s = cores kept busy); machine_busy, the cores kept busy
+ * machine-wide meanwhile (rank 0's view of /proc/stat: the ranks, an S3
+ * server, writeback, anyone else); threads_max, the most threads any rank
  * had at once beyond those it had before the timing (its main thread,
  * MPI's, the sampler): the library's workers (sampled every 2 ms); cpus_min/cpus_max, the CPUs each
  * rank may run on (its affinity: OpenMPI binds ranks unless
@@ -134,6 +136,23 @@ static long involuntary_switches(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     return u.ru_nivcsw;
+}
+
+/* The whole machine's CPU time so far (/proc/stat, in clock ticks): busy
+ * and in all. Beside the ranks' own CPU it shows what else ran while they
+ * were timed: the S3 server, the kernel's writeback, anyone else's work
+ * (the machine is shared). */
+static void machine_ticks(double *busy, double *all) {
+    unsigned long long v[10] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &v[6], &v[7]) != 8)
+        v[3] = 1;
+    if (f) fclose(f);
+    /* user nice system idle iowait irq softirq steal: idle and iowait are
+     * not busy; steal is time the hypervisor gave to others. */
+    *all = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
+    *busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]);
 }
 
 static int affinity_cpus(void) {
@@ -244,7 +263,8 @@ int main(int argc, char **argv) {
     threads_before = threads_now() + 1;
     pthread_create(&th, NULL, sampler, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
-    double cpu0 = cpu_seconds(), t0 = MPI_Wtime();
+    double cpu0 = cpu_seconds(), t0 = MPI_Wtime(), busy0, all0;
+    machine_ticks(&busy0, &all0);
     long sw0 = involuntary_switches();
     int ncid, varid;
     if (writing) {
@@ -275,7 +295,10 @@ int main(int argc, char **argv) {
     }
     double t_io = MPI_Wtime();
     CHK(nc_close(ncid));
-    double t_end = MPI_Wtime(), cpu = cpu_seconds() - cpu0;
+    double t_end = MPI_Wtime(), cpu = cpu_seconds() - cpu0, busy1, all1;
+    machine_ticks(&busy1, &all1);
+    /* Rank 0's view of the cores kept busy machine-wide in its timed part. */
+    double machine_busy = all1 > all0 ? (busy1 - busy0) / (all1 - all0) * sysconf(_SC_NPROCESSORS_ONLN) : 0;
     long sw = involuntary_switches() - sw0;
     sampling = 0;
     pthread_join(th, NULL);
@@ -326,9 +349,10 @@ int main(int argc, char **argv) {
         printf("{\"lib\": \"%s\", \"op\": \"%s\", \"codec\": \"%s\", \"np\": %d, \"access\": \"%s\", "
                "\"shape\": [%zu, %zu, %zu], \"chunks\": [%zu, %zu, %zu], \"slab\": %zu, \"bytes\": %.0f, "
                "\"def_s\": %.4f, \"io_s\": %.4f, \"s\": %.4f, \"mbps\": %.1f, \"cpu_s\": %.3f, "
-               "\"threads_max\": %d, \"cpus_min\": %d, \"cpus_max\": %d, \"nivcsw\": %ld, \"verify_errors\": %lld}\n",
+               "\"machine_busy\": %.2f, \"threads_max\": %d, \"cpus_min\": %d, \"cpus_max\": %d, \"nivcsw\": %ld, "
+               "\"verify_errors\": %lld}\n",
                ours ? "ours" : "netcdf-c", op, codec, nprocs, collective ? "coll" : "indep", nz, ny, nx, cz, cy, cx,
-               slab, bytes, most_t[0], most_t[1], most_t[2], bytes / most_t[2] / 1e6, cpu_all, stats_max[0],
+               slab, bytes, most_t[0], most_t[1], most_t[2], bytes / most_t[2] / 1e6, cpu_all, machine_busy, stats_max[0],
                -stats_max[2], stats_max[1], sw_all, errors_all);
         fflush(stdout);
     }

@@ -214,24 +214,26 @@ def main():
     md("### Every run")
     md("")
     md("cpus: the CPUs each rank may run on (its affinity); cores busy: the ranks' CPU seconds in the timed "
-       "part / its wall time; workers: the most threads a rank had beyond its own, MPI's and the sampler's; "
+       "part / its wall time; machine: the cores busy machine-wide meanwhile (/proc/stat: the ranks, the S3 "
+       "server, the kernel's writeback, anyone else's work; jiffies, so coarse for runs under 0.1 s); workers: the most threads a rank had beyond its own, MPI's and the sampler's; "
        "nivcsw: involuntary context switches, all ranks (a core taken away); define / puts: seconds to the "
        "end of create+define (open) and of the last put (get), the rest is close; stored: the dataset's bytes.")
     md("")
-    md("| target | op | codec | N | binding | cpus | s | MB/s | define s | puts s | cores busy | workers "
-       "| nivcsw | stored MiB | load |")
-    md("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    md("| target | op | codec | N | binding | cpus | s | MB/s | define s | puts s | cores busy | machine "
+       "| workers | nivcsw | stored MiB | load |")
+    md("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     order = {t: i for i, (t, _) in enumerate(TARGETS)}
     for key in sorted(cells, key=lambda k: (k[1] != "write", k[2], k[3], order[k[0]], k[4] != "default")):
         c = cells[key]
         t, op, codec, n, bind = key
         if "error" in c:
-            md(f"| {t} | {op} | {codec} | {n} | {bind} | | ERR: {c['error']} | | | | | | | | {c.get('load', '')} |")
+            md(f"| {t} | {op} | {codec} | {n} | {bind} | | ERR: {c['error']} | | | | | | | | | {c.get('load', '')} |")
             continue
         cpus = str(c["cpus_min"]) if c["cpus_min"] == c["cpus_max"] else f"{c['cpus_min']}-{c['cpus_max']}"
         status = "" if not c.get("verify_errors") else f" WRONG ({c['verify_errors']})"
         md(f"| {t} | {op} | {codec} | {n} | {bind} | {cpus} | {c['s']:.3f}{status} | {c['mbps']:.0f} "
-           f"| {c['def_s']:.3f} | {c['io_s']:.3f} | {c['cpu_s'] / c['s']:.2f} | {c['threads_max']} "
+           f"| {c['def_s']:.3f} | {c['io_s']:.3f} | {c['cpu_s'] / c['s']:.2f} | {c.get('machine_busy', 0):.2f} "
+           f"| {c['threads_max']} "
            f"| {c['nivcsw']} | {c.get('stored_bytes', 0) / 2**20:.0f} | {c.get('load', '')} |")
     md("")
 
