@@ -70,18 +70,28 @@ def main():
     raw = args[0]
     meta = read_kv(os.path.join(raw, "meta.txt"))
     lim = read_limits(os.path.join(raw, "limits.txt"))
-    cells = {}
+    reps = {}
     bad = []
     path = os.path.join(raw, "cells.jsonl")
     for line in open(path) if os.path.exists(path) else []:
         c = json.loads(line)
         key = (c["target"], c["op"], c["codec"], int(c["np"]), c["bind"])
-        cells[key] = c
+        reps.setdefault(key, []).append(c)
         if "error" in c:
             bad.append(f"{c['target']} {c['op']} {c['codec']} np={c['np']} bind={c['bind']}: ERR ({c['error']})")
         elif c.get("verify_errors", 0):
             bad.append(f"{c['target']} {c['op']} {c['codec']} np={c['np']} bind={c['bind']}: "
                        f"WRONG ({c['verify_errors']} values or settings)")
+    # Each cell: the rep of median time (a failed or wrong rep, if any,
+    # so that it shows), with the spread of the reps' times beside it.
+    cells = {}
+    for key, runs in reps.items():
+        broken = [c for c in runs if "error" in c or c.get("verify_errors")]
+        if broken:
+            cells[key] = broken[0]
+            continue
+        runs = sorted(runs, key=lambda c: c["s"])
+        cells[key] = dict(runs[(len(runs) - 1) // 2], spread=(runs[0]["s"], runs[-1]["s"]), nreps=len(runs))
     nps = sorted({k[3] for k in cells})
     out = []
     md = out.append
@@ -167,7 +177,7 @@ def main():
            f"Load average while measuring: {' -> '.join(lim['loads'])}.")
         md("")
 
-    md("### MB/s (the field's bytes / the slowest rank's time)")
+    md(f"### MB/s (the field's bytes / the slowest rank's time; the median of {meta.get('reps', '1')} reps)")
     md("")
     md("Ours runs twice for each N: with OpenMPI's default binding (N <= 2: each rank bound to one core; "
        "N = 4 on 2 cores is oversubscribed, so unbound) and with the other (N <= 2: `--bind-to none`, each "
@@ -217,21 +227,25 @@ def main():
        "part / its wall time; machine: the cores busy machine-wide meanwhile (/proc/stat: the ranks, the S3 "
        "server, the kernel's writeback, anyone else's work; jiffies, so coarse for runs under 0.1 s); workers: the most threads a rank had beyond its own, MPI's and the sampler's; "
        "nivcsw: involuntary context switches, all ranks (a core taken away); define / puts: seconds to the "
-       "end of create+define (open) and of the last put (get), the rest is close; stored: the dataset's bytes.")
+       "end of create+define (open) and of the last put (get), the rest is close; stored: the dataset's bytes; "
+       "all from the rep of median time, its reps' fastest and slowest beside it; load: the 1-minute load "
+       "average after it (the ranks' own included).")
     md("")
-    md("| target | op | codec | N | binding | cpus | s | MB/s | define s | puts s | cores busy | machine "
+    md("| target | op | codec | N | binding | cpus | s | reps' s | MB/s | define s | puts s | cores busy | machine "
        "| workers | nivcsw | stored MiB | load |")
-    md("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    md("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     order = {t: i for i, (t, _) in enumerate(TARGETS)}
     for key in sorted(cells, key=lambda k: (k[1] != "write", k[2], k[3], order[k[0]], k[4] != "default")):
         c = cells[key]
         t, op, codec, n, bind = key
         if "error" in c:
-            md(f"| {t} | {op} | {codec} | {n} | {bind} | | ERR: {c['error']} | | | | | | | | | {c.get('load', '')} |")
+            md(f"| {t} | {op} | {codec} | {n} | {bind} | | ERR: {c['error']} | | | | | | | | | | {c.get('load', '')} |")
             continue
         cpus = str(c["cpus_min"]) if c["cpus_min"] == c["cpus_max"] else f"{c['cpus_min']}-{c['cpus_max']}"
         status = "" if not c.get("verify_errors") else f" WRONG ({c['verify_errors']})"
-        md(f"| {t} | {op} | {codec} | {n} | {bind} | {cpus} | {c['s']:.3f}{status} | {c['mbps']:.0f} "
+        lo, hi = c.get("spread", (c["s"], c["s"]))
+        md(f"| {t} | {op} | {codec} | {n} | {bind} | {cpus} | {c['s']:.3f}{status} | {lo:.3f}-{hi:.3f} "
+           f"| {c['mbps']:.0f} "
            f"| {c['def_s']:.3f} | {c['io_s']:.3f} | {c['cpu_s'] / c['s']:.2f} | {c.get('machine_busy', 0):.2f} "
            f"| {c['threads_max']} "
            f"| {c['nivcsw']} | {c.get('stored_bytes', 0) / 2**20:.0f} | {c.get('load', '')} |")
