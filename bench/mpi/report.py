@@ -272,6 +272,70 @@ def main():
             md(f"- Compressed writes, {name}, at least {PEER_TARGET:.0f}x netcdf-c's parallel HDF5 at every N "
                f"(defaults): {'met' if all_met else 'not met'}: " + "; ".join(parts) + ".")
         md("")
+    if not smoke and "ours_zlib" in lim and "sys_zlib" in lim:
+        md("### What limits the numbers (from this run's cells and limits)")
+        md("")
+        gb = size * 4 / 1e9
+        ours_bound, c_bound = gb / (2 * lim["ours_zlib"][1]), gb / (2 * lim["sys_zlib"][0])
+        cores = int(meta.get("cpu", "2 cores").split(" cores")[0].split()[-1])
+        parts, needs = [], []
+        for n in nps:
+            o, h = cells.get(("dir", "write", "zlib", n, "default")), cells.get(("hdf5", "write", "zlib", n, "default"))
+            if o and h and "s" in o and "s" in h:
+                # The bound over the cores the ranks may use (one rank bound to a core has one).
+                usable = min(cores, n * o["cpus_min"]) / cores
+                parts.append(f"N={n} ({usable * cores:.0f} core{'s' if usable * cores > 1 else ''}): ours "
+                             f"{o['s'] * usable / ours_bound:.2f}x its bound ({o['cpu_s'] / o['s']:.2f} cores busy), "
+                             f"netcdf-c {h['s'] * usable / c_bound:.2f}x ({h['cpu_s'] / h['s']:.2f} cores busy)")
+                need = h["s"] * usable / c_bound * lim["ours_zlib"][1] / lim["sys_zlib"][0] / PEER_TARGET
+                needs.append(f"N={n} within {need:.2f}x (it is at {o['s'] * usable / ours_bound:.2f}x)")
+        md(f"- Compressed writes are bound by the encoder. One core encodes shuffle+zlib1 at "
+           f"{lim['ours_zlib'][1]:.3f} GB/s in our backend (zlib-rs) and at {lim['sys_zlib'][0]:.3f} GB/s in the "
+           f"system zlib HDF5 calls, {lim['ours_zlib'][1] / lim['sys_zlib'][0]:.2f}x; once both keep the two cores "
+           f"busy, ours / netcdf-c is about that times (netcdf-c's time / its bound) / (ours / our bound). "
+           "Time / the bound over the cores the ranks may use (compressed writes, directory, default binding): " + "; ".join(parts) + ". "
+           f"With netcdf-c where it is, {PEER_TARGET:.0f}x needs ours within this of its bound: "
+           + "; ".join(needs) + ".")
+        o, h = cells.get(("dir", "write", "zlib", 1, "default")), cells.get(("hdf5", "write", "zlib", 1, "default"))
+        if o and h and o.get("stored_bytes") and h.get("stored_bytes"):
+            md(f"- The same level is not the same work: zlib-rs's level 1 (deflate_quick) stores "
+               f"{o['stored_bytes'] / 2**20:.0f} MiB where zlib 1.2.13's stores {h['stored_bytes'] / 2**20:.0f} MiB "
+               f"({o['stored_bytes'] / h['stored_bytes']:.2f}x), as the one-core ratios say "
+               f"({lim['ours_zlib'][2]:.2f} and {lim['sys_zlib'][1]:.2f}).")
+        one, one_none = cells.get(("dir", "write", "zlib", 1, "default")), cells.get(("dir", "write", "zlib", 1, "none"))
+        if one and one_none and "s" in one and "s" in one_none:
+            md(f"- Threads: OpenMPI binds 1 and 2 ranks to a core each (`--report-bindings`), so one rank of ours "
+               f"encodes on {one['cpus_min']} core ({one['s']:.2f} s, {one['cpu_s'] / one['s']:.2f} cores busy); "
+               f"unbound, the same rank runs {one_none['threads_max']} workers on both cores "
+               f"({one_none['s']:.2f} s, {one_none['cpu_s'] / one_none['s']:.2f} cores busy). So 4 ranks / 1 rank "
+               "compares two cores with one under the defaults; against an unbound rank there is no core left to "
+               "gain on this machine.")
+        d4, c4 = cells.get(("dir", "write", "zlib", 4, "default")), cells.get(("dir", "write", "zlib", 4, "core"))
+        r4, rc4 = cells.get(("dir", "read", "zlib", 4, "default")), cells.get(("dir", "read", "zlib", 4, "core"))
+        if d4 and c4 and r4 and rc4 and all("s" in c for c in (d4, c4, r4, rc4)):
+            md(f"- Oversubscription: 4 unbound ranks each size their CPU work to {d4['cpus_min']} cores (up to "
+               f"{d4['threads_max']} workers a rank, {4 * max(d4['threads_max'], 1)} threads on 2 cores); one core "
+               f"a rank instead: compressed write {d4['s']:.2f} s vs {c4['s']:.2f} s "
+               f"({d4['s'] / c4['s']:.2f}x), compressed read {r4['s']:.2f} s vs {rc4['s']:.2f} s "
+               f"({r4['s'] / rc4['s']:.2f}x); CPU seconds {d4['cpu_s']:.2f} vs {c4['cpu_s']:.2f} (write).")
+        srv = [c for k, c in cells.items() if k[0] == "s3" and k[1] == "write" and k[2] == "zlib" and "s" in c]
+        if srv:
+            gap = sorted(c["machine_busy"] - c["cpu_s"] / c["s"] for c in srv)
+            md(f"- S3: the server (s3s-fs: every request's signature checked, every object written to a file) "
+               "shares the two "
+               f"cores: in the compressed writes the machine was busy {gap[0]:.2f}-{gap[-1]:.2f} cores beyond the "
+               "ranks (the machine column minus cores busy), which the encoder does not get; the uncompressed "
+               "reads wait on it with the ranks nearly idle.")
+        md("- Uncompressed writes are page-cache writes of 1 GiB of new files: the kernel's reclaim and writeback "
+           "throttling decide them, and the same cell varies by several times from one rep to the next (the "
+           "reps' spread); judge them by the spread, not the median. Nothing is synced in any cell.")
+        h4, h2 = cells.get(("hdf5", "read", "none", 4, "default")), cells.get(("hdf5", "read", "none", 2, "default"))
+        if h4 and h2 and "s" in h4 and "s" in h2:
+            md(f"- netcdf-c's uncompressed read on 4 ranks ({h4['s']:.3f} s) against 2 ({h2['s']:.3f} s), with "
+               f"{h4['nivcsw']} involuntary switches: 4 ranks on 2 cores taking turns in collective MPI-IO "
+               "(not profiled); not ours to fix, but it makes N=4's uncompressed read ratio say little about "
+               "netcdf-c on a machine with a core a rank.")
+        md("")
     if bad:
         md("### Failures")
         md("")
