@@ -336,6 +336,16 @@ def main():
                "(not profiled); not ours to fix, but it makes N=4's uncompressed read ratio say little about "
                "netcdf-c on a machine with a core a rank.")
         md("")
+    # Cells of ours on a directory and of netcdf-c run nothing else: what
+    # the machine did beyond their ranks was someone else's (or writeback).
+    noisy = sorted(f"{k[0]} {k[1]} {k[2]} N={k[3]} {k[4]} ({c['machine_busy'] - c['cpu_s'] / c['s']:.2f})"
+                   for k, c in cells.items()
+                   if k[0] != "s3" and "s" in c and c["s"] >= 0.5 and c["machine_busy"] - c["cpu_s"] / c["s"] > 0.3)
+    if noisy:
+        md(f"- Disturbed: in {len(noisy)} cells (directory or HDF5, 0.5 s or longer) the machine kept more than "
+           "0.3 cores busy beyond the ranks (in parentheses; others' work, or for uncompressed writes the kernel's "
+           "writeback): " + "; ".join(noisy) + ".")
+        md("")
     if bad:
         md("### Failures")
         md("")
