@@ -42,7 +42,9 @@ dpkg -s libopenmpi-dev >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 # Debian's parallel netcdf-c 4.9.0 (the runtime only: libnetcdf-mpi-dev
 # would switch hdf5.pc to the MPI HDF5): the parallel build hands it
-# nc_create_par/nc_open_par of .nc files (ctests/mpi/t_par_netcdf4.c).
+# nc_create_par/nc_open_par of .nc files (ctests/mpi/t_par_netcdf4.c), and
+# the MPI benchmark's smoke (bench/mpi/run --smoke, in make mpi-test) runs
+# its program over it too.
 dpkg -s libnetcdf-mpi-19 >/dev/null 2>&1 || need_apt+=(libnetcdf-mpi-19)
 # Its Fortran test builds netcdf-fortran from Debian's source package
 # (ctests/mpi/netcdf_fortran.sh) with mpif90 (openmpi-bin's, running

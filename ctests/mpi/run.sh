@@ -223,6 +223,11 @@ run t_par_errors mpi "$work/bin/t_par_errors"
 # OpenMPI warns of any fork; this one is the test.
 run t_par_fork env OMPI_MCA_mpi_warn_on_fork=0 timeout 300 mpirun -np "$NP" --oversubscribe "$work/bin/t_par_fork"
 
+# The MPI benchmark (bench/mpi/run) on a tiny field on 2 ranks: its one
+# program over ours (a directory, s3s-fs) and over Debian's parallel
+# netcdf-c, every value checked, nothing timed.
+run "mpi bench smoke" "$root/bench/mpi/run" --smoke --libdir "$mpi_libdir"
+
 # The parallel install (make MPI=1 install): netcdf_par.h, nc-config and
 # the CMake package say parallel, and a program built as nc-config says
 # runs on 4 ranks over the installed library.
