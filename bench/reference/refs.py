@@ -23,6 +23,9 @@ obstore, boto3):
         boto3 threads), nothing decoded.
     refs.py ranges REFS.json VAR
         How VAR's chunk ranges lie in their target: count, sizes, gaps.
+    refs.py localize REFS.json TARGET_URL OUT.json
+        The same references with every target replaced by TARGET_URL (the
+        .nc on local disk: ours read without S3, the CPU side alone).
 
 Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (s3s-fs: AK / SK).
 """
@@ -82,6 +85,14 @@ def ranges(path, var):
                           bytes=sum(sizes), min=min(sizes), median=int(np.median(sizes)), max=max(sizes),
                           span=rs[-1][0] + rs[-1][1] - rs[0][0], max_gap=max(gaps, default=0),
                           gaps_over_0=sum(g > 0 for g in gaps))))
+
+
+def localize(path, target, out):
+    with open(path) as f:
+        doc = json.load(f)
+    doc["refs"] = {k: [target, *v[1:]] if isinstance(v, list) else v for k, v in doc["refs"].items()}
+    with open(out, "w") as f:
+        json.dump(doc, f)
 
 
 def obstore_store(endpoint, bucket):
@@ -219,6 +230,8 @@ def main():
         os._exit(0)
     elif cmd == "ranges":
         ranges(pos[1], pos[2])
+    elif cmd == "localize":
+        localize(pos[1], pos[2], pos[3])
     else:
         raise SystemExit(__doc__)
 
