@@ -87,6 +87,11 @@ def fmt(x, spec=".0f", none="-"):
     return none if x is None else format(x, spec)
 
 
+def cpu(c):
+    """CPU seconds per rep: the client's / the S3 server's / everyone else's."""
+    return " / ".join(fmt(c.per_rep(k), ".2f") for k in ("client_cpu_s", "server_cpu_s", "others_cpu_s"))
+
+
 def counts(raw):
     """counts.txt: {name: {key: value}}."""
     out, cur = {}, None
@@ -144,8 +149,11 @@ def main():
        "cache is warm. Every rep a fresh open (the reference file or .zmetadata fetched again), "
        f"every value checked; medians of {meta.get('shape', 'reps=?').split('reps=')[1].split()[0]} reps. "
        "MB/s: the variable's decoded bytes (1e6) per second. read_series: one time series (all of "
-       "time) at one point, open included. CPU: seconds per rep of the client process and of the "
-       "S3 server (both share the 2 cores). Load: 1-minute load average before / after the cell.")
+       "time) at one point, open included. CPU: seconds per rep of the client process (its checks of "
+       "the values included), of the S3 server (both share the 2 cores) and of everyone else on the "
+       "machine meanwhile (busy CPU machine-wide less those two: others' tests disturb a cell when "
+       "this is not near 0). Load: 1-minute load average before / after the cell. Each cell waited "
+       "for a quiet machine first (BENCH_QUIET).")
     md("")
     for codec in codecs:
         ranges = {}
@@ -164,7 +172,7 @@ def main():
                f"{ranges['bytes'] / 1e6:.1f} MB stored (chunk {ranges['min']}..{ranges['max']} bytes, median "
                f"{ranges['median']}; largest gap between chunks {ranges['max_gap']} bytes).")
             md("")
-        md("| reader | read_full s | MB/s | spread s | CPU client / server s | load | read_series ms | CPU client / server s | status |")
+        md("| reader | read_full s | MB/s | spread s | CPU client / server / others s | load | read_series ms | CPU client / server / others s | status |")
         md("|---|---:|---:|---:|---:|---:|---:|---:|---|")
         for impl, label in IMPLS:
             f, s = cells[("read_full", impl)], cells[("read_series", impl)]
@@ -175,17 +183,14 @@ def main():
             st = " ".join(x for x in (f.status(), s.status()) if x) or "ok"
             md(f"| {label} | {fmt(f.sec, '.3f')} | {fmt(mb / f.sec if f.sec and mb else None)} | "
                f"{fmt(f.spread[0], '.3f') + '-' + fmt(f.spread[1], '.3f') if f.spread else '-'} | "
-               f"{fmt(f.per_rep('client_cpu_s'), '.2f')} / {fmt(f.per_rep('server_cpu_s'), '.2f')} | "
-               f"{f.m.get('load_before', '-')} / {f.m.get('load_after', '-')} | "
-               f"{fmt(s.sec * 1e3 if s.sec else None, '.1f')} | "
-               f"{fmt(s.per_rep('client_cpu_s'), '.2f')} / {fmt(s.per_rep('server_cpu_s'), '.2f')} | {st} |")
+               f"{cpu(f)} | {f.m.get('load_before', '-')} / {f.m.get('load_after', '-')} | "
+               f"{fmt(s.sec * 1e3 if s.sec else None, '.1f')} | {cpu(s)} | {st} |")
         for impl, label in (("obstore", "raw ranged GETs, obstore, 64 in flight"),
                             ("boto3", "raw ranged GETs, boto3, 64 threads")):
             c = raws[impl]
             md(f"| {label} | {fmt(c.sec, '.3f')} | {fmt(mb / c.sec if c.sec and mb else None)} | "
                f"{fmt(c.spread[0], '.3f') + '-' + fmt(c.spread[1], '.3f') if c.spread else '-'} | "
-               f"{fmt(c.per_rep('client_cpu_s'), '.2f')} / {fmt(c.per_rep('server_cpu_s'), '.2f')} | "
-               f"{c.m.get('load_before', '-')} / {c.m.get('load_after', '-')} | | | "
+               f"{cpu(c)} | {c.m.get('load_before', '-')} / {c.m.get('load_after', '-')} | | | "
                f"{'no bytes decoded' if c.lines else 'not run'} |")
         bound = None
         for name, label in (("numcodecs", "numcodecs (zlib)"), ("ours", "our codec backend")):
