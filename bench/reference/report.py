@@ -257,6 +257,15 @@ def main():
                    f"{int(c.get('range_bytes', 0)) / 1e6:.1f} MB | {int(c.get('range_max_bytes', 0)) / 1e6:.2f} MB | "
                    f"{c.get('peak_in_flight', '?')} | {c.get('other_requests', '?')} |")
             md("")
+    if not smoke:
+        md("Notes: the raw GETs decode nothing and copy nothing out, so they bound the transfer alone; "
+           "the decode bound leaves out S3; the CPU bound counts both sides' CPU as measured (the client's "
+           "includes ncz_bench.c's check of every value after its timer stops, so it is a little high). "
+           "xarray opens with mask_and_scale=False and decode_times=False (t2m has no _FillValue or "
+           "scale to apply; the values are compared raw, as nc_get_var returns them). read_series on "
+           "uncompressed chunks: ours fetches only the 4 bytes of each chunk it needs (one ranged GET "
+           "per chunk), fsspec's reference filesystem the whole chunk.")
+        md("")
     if bad:
         md("Failures: " + "; ".join(bad) + ".")
         md("")
