@@ -658,7 +658,7 @@ KEPT_SECTIONS = ["## Reference files (kerchunk) on S3\n\n<!-- bench/reference/ru
                  "## Parallel I/O (MPI)\n\n<!-- bench/mpi/run "]
 
 
-def mpi_section(path):
+def kept_sections(path):
     """The sections bench/reference/run and bench/mpi/run wrote to the end
     of PATH, if any (from the first of them to the end), kept when this
     one rewrites the file."""
@@ -692,7 +692,7 @@ def main():
     notes(doc, failures, meta)
     sys.stdout.write(doc.text())
     if md:
-        kept = mpi_section(md)
+        kept = kept_sections(md)
         with open(md, "w") as f:
             f.write(doc.markdown() + kept)
     # A wrong value from anyone, or any failure of ours, fails the run.
