@@ -134,9 +134,14 @@ s3-test: build
 
 # kerchunk / VirtualiZarr reference files (#mode=zarr,reference) of netCDF
 # files, on disk and on the S3 test servers, read through our library and
-# compared with netcdf-c's read of the files (tests/reference/README.md).
+# compared with netcdf-c's read of the files (tests/reference/README.md);
+# then the reference benchmark's smoke (bench/reference/run --smoke: each of
+# its readers on a tiny field over s3s-fs, every value checked, no timing
+# judged; about 15 s).
 reference-test: build
 	NCZARR_RS_LIBDIR=$(LIBDIR) NCZARR_RS_TOOLS=$(TOOLS) $(PYTEST) tests/reference
+	REF_PYTHON=$(VENV)/bin/python NCZARR_RS_TOOLS=$(TOOLS) MOTO_SERVER=$(VENV)/bin/moto_server \
+	    bench/reference/run --smoke --libdir $(LIBDIR)
 
 # Zarr v3: what zarr-python 3 and xarray write (tests/v3/corpus.py), read
 # through our library and compared value by value with zarr-python's view.

@@ -650,13 +650,21 @@ def notes(doc, failures, meta):
         doc.bullets([text for _, _, text in failures])
 
 
-def mpi_section(path):
-    """The "Parallel I/O (MPI)" section bench/mpi/run wrote to the end of
-    PATH, if any: a separate benchmark (its own build, an hour's less
-    rerunning), kept when this one rewrites the file."""
+# The sections other runners write at the end of RESULTS.md, each a separate
+# benchmark (its own build or servers, up to an hour's rerunning): the title
+# and the marker line that starts each. bench/reference/run puts its section
+# before the MPI one, because bench/mpi/run replaces from its title to the end.
+KEPT_SECTIONS = ["## Reference files (kerchunk) on S3\n\n<!-- bench/reference/run ",
+                 "## Parallel I/O (MPI)\n\n<!-- bench/mpi/run "]
+
+
+def kept_sections(path):
+    """The sections bench/reference/run and bench/mpi/run wrote to the end
+    of PATH, if any (from the first of them to the end), kept when this
+    one rewrites the file."""
     old = read_text(path)
-    at = old.find("## Parallel I/O (MPI)\n\n<!-- bench/mpi/run ")
-    return "" if at < 0 else "\n" + old[at:]
+    found = [at for at in (old.find(start) for start in KEPT_SECTIONS) if at >= 0]
+    return "\n" + old[min(found):] if found else ""
 
 
 def main():
@@ -684,7 +692,7 @@ def main():
     notes(doc, failures, meta)
     sys.stdout.write(doc.text())
     if md:
-        kept = mpi_section(md)
+        kept = kept_sections(md)
         with open(md, "w") as f:
             f.write(doc.markdown() + kept)
     # A wrong value from anyone, or any failure of ours, fails the run.

@@ -6,7 +6,12 @@ and print what went through it.
     python s3_requests.py ENDPOINT CHUNK_REGEX -- COMMAND ARGS...
 
 Prints `requests N`, `chunk_gets M` (object GETs whose path matches
-CHUNK_REGEX), `chunk_objects K` (distinct ones) and `peak_in_flight P`.
+CHUNK_REGEX), `chunk_objects K` (distinct ones) and `peak_in_flight P`;
+then, of those chunk GETs, `ranged_gets R` (with a Range header),
+`range_bytes B` (the bytes their ranges ask for), `range_max_bytes X` (the
+largest) and `other_requests O` (every request not a chunk GET, as
+"METHOD key" counts): bench/reference/run reads a kerchunk reference's
+targets, several chunks to an object, where the ranges tell the story.
 """
 import pathlib
 import re
@@ -31,3 +36,21 @@ print(f"requests {len(records)}")
 print(f"chunk_gets {len(gets)}")
 print(f"chunk_objects {len({r.key for r in gets})}")
 print(f"peak_in_flight {proxy.max_in_flight}")
+
+
+def range_len(header):
+    """Bytes a `bytes=A-B` Range asks for (0 for other forms)."""
+    m = re.fullmatch(r"bytes=(\d+)-(\d+)", header or "")
+    return int(m.group(2)) - int(m.group(1)) + 1 if m else 0
+
+
+ranged = [range_len(r.range) for r in gets if r.range]
+print(f"ranged_gets {len(ranged)}")
+print(f"range_bytes {sum(ranged)}")
+print(f"range_max_bytes {max(ranged, default=0)}")
+others, chunk_ids = {}, {id(r) for r in gets}
+for r in records:
+    if id(r) not in chunk_ids:
+        what = f"{r.method} {r.key or '/'}{'?list' if 'list-type' in r.query else ''}"
+        others[what] = others.get(what, 0) + 1
+print("other_requests " + (", ".join(f"{k} x{n}" for k, n in sorted(others.items())) or "none"))
