@@ -139,6 +139,21 @@ impl Zmap for ReferenceMap {
         };
         match known {
             Some(len) if len != size => Err(NcError::ENCZARR),
+            // A range of a target: its bytes straight into the caller's
+            // buffers (a raw chunk read, the common case, copies once).
+            Some(len) if matches!(reference, Ref::Range { .. }) => {
+                let Ref::Range { target, offset: base, .. } = *reference else { return Err(NcError::EINTERNAL) };
+                let mut shifted = Vec::with_capacity(segments.len());
+                for (offset, dst) in segments.iter_mut() {
+                    let end = offset.checked_add(dst.len() as u64).ok_or(NcError::ENCZARR)?;
+                    if end > len {
+                        return Err(NcError::ENCZARR);
+                    }
+                    shifted.push((base.checked_add(*offset).ok_or(NcError::ENCZARR)?, &mut **dst));
+                }
+                self.targets.read_into(target, &mut shifted)?;
+                Ok(true)
+            }
             Some(_) => {
                 let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
                 for ((_, dst), src) in segments.iter_mut().zip(self.read(reference, &ranges)?) {
@@ -234,6 +249,12 @@ mod tests {
         assert_eq!(map.get_suffix("a/0", 2).unwrap().unwrap(), vec![13, 14]);
         assert_eq!(map.get_suffix("a/1", 1).unwrap().unwrap(), vec![99]);
         assert_eq!(map.get_exact("a/0", 5).unwrap().unwrap(), vec![10, 11, 12, 13, 14]);
+        let (mut first, mut last) = ([0u8; 2], [0u8; 1]);
+        assert!(map.read_into_exact("a/0", 5, &mut [(0, &mut first[..]), (4, &mut last[..])]).unwrap());
+        assert_eq!((first, last), ([10, 11], [14]));
+        assert_eq!(map.read_into_exact("a/0", 5, &mut [(4, &mut first[..])]), Err(NcError::ENCZARR));
+        // Inside the reference but past the end of its target.
+        assert_eq!(map.read_into_exact("a/2", 5, &mut [(3, &mut first[..])]), Err(NcError::ENCZARR));
         // Past the end of the reference, or of its target.
         assert_eq!(map.get_range("a/0", 4, 2), Err(NcError::ENCZARR));
         assert_eq!(map.get_exact("a/0", 6), Err(NcError::ENCZARR));

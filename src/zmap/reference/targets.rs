@@ -132,6 +132,25 @@ impl Targets {
         }
     }
 
+    /// Byte ranges of a target straight into the given buffers (offset,
+    /// destination), as [`Zmap::read_into`] reads an object: no copy in
+    /// between.
+    pub fn read_into(&self, target: usize, segments: &mut [(u64, &mut [u8])]) -> NcResult<()> {
+        match self.sources.get(target).ok_or(NcError::EINTERNAL)? {
+            Source::Local(path) => {
+                let file = self.file(target, path)?;
+                segments.iter_mut().try_for_each(|(offset, dst)| read_exact_at(&file, dst, *offset))
+            }
+            Source::Remote { store, key } => {
+                if self.stores[*store].read_into(key, segments)? {
+                    Ok(())
+                } else {
+                    Err(NcError::ENOOBJECT)
+                }
+            }
+        }
+    }
+
     /// The whole of a target.
     pub fn read_all(&self, target: usize) -> NcResult<Vec<u8>> {
         match self.sources.get(target).ok_or(NcError::EINTERNAL)? {
