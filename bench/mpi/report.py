@@ -15,6 +15,10 @@ import json
 import os
 import sys
 
+# bench/report_args.py, shared with the other reports.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report_args import parse_args  # noqa: E402
+
 MARKER = "<!-- bench/mpi/run writes this section to the end of the file; bench/run keeps it -->"
 TARGETS = [("dir", "ours dir"), ("s3", "ours s3s-fs"), ("hdf5", "netcdf-c HDF5")]
 # The binding that is not OpenMPI's default, for each np (see bench/mpi/run).
@@ -56,18 +60,7 @@ def read_limits(path):
 
 
 def main():
-    args = sys.argv[1:]
-    opts = {}
-    for flag in ("--markdown", "--results"):
-        if flag in args:
-            i = args.index(flag)
-            opts[flag] = args[i + 1]
-            del args[i:i + 2]
-    smoke = "--smoke" in args
-    args = [a for a in args if a != "--smoke"]
-    if len(args) != 1:
-        sys.exit(__doc__)
-    raw = args[0]
+    raw, opts, smoke = parse_args(sys.argv[1:], __doc__)
     meta = read_kv(os.path.join(raw, "meta.txt"))
     lim = read_limits(os.path.join(raw, "limits.txt"))
     reps = {}

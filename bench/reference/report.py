@@ -19,6 +19,10 @@ import os
 import statistics
 import sys
 
+# bench/report_args.py, shared with the other reports.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report_args import parse_args  # noqa: E402
+
 TITLE = "## Reference files (kerchunk) on S3"
 MARKER = "<!-- bench/reference/run writes this section; bench/run and bench/mpi/run keep it -->"
 MPI_START = "## Parallel I/O (MPI)\n\n<!-- bench/mpi/run "
@@ -116,18 +120,7 @@ def limits(raw):
 
 
 def main():
-    args = sys.argv[1:]
-    opts = {}
-    for flag in ("--markdown", "--results"):
-        if flag in args:
-            i = args.index(flag)
-            opts[flag] = args[i + 1]
-            del args[i:i + 2]
-    smoke = "--smoke" in args
-    args = [a for a in args if a != "--smoke"]
-    if len(args) != 1:
-        sys.exit(__doc__)
-    raw = args[0]
+    raw, opts, smoke = parse_args(sys.argv[1:], __doc__)
     meta = key_values(os.path.join(raw, "meta.txt"))
     machine = {d["cell"]: d for d in json_lines(os.path.join(raw, "cells.jsonl"))}
     codecs = meta.get("shape", "").split("codecs=")[1].split(" smoke=")[0].split() if "codecs=" in meta.get(
