@@ -111,19 +111,15 @@ impl Zmap for ReferenceMap {
     }
 
     fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
-        match self.refs.refs.get(key) {
-            None => Ok(None),
-            Some(r @ (Ref::Inline(_) | Ref::Range { len: Some(_), .. })) => {
-                let size = match r {
-                    Ref::Inline(b) => b.len() as u64,
-                    Ref::Range { len, .. } => len.unwrap_or(0),
-                };
+        let Some(reference) = self.refs.refs.get(key) else { return Ok(None) };
+        match reference.known_len() {
+            Some(size) => {
                 let start = size.checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
-                Ok(self.read(r, &[(start, len)])?.pop())
+                Ok(self.read(reference, &[(start, len)])?.pop())
             }
             // A whole target of unknown length: read it all.
-            Some(r) => {
-                let mut data = self.read_whole(r)?;
+            None => {
+                let mut data = self.read_whole(reference)?;
                 let start = data.len().checked_sub(len).ok_or(NcError::ENCZARR)?;
                 data.drain(..start);
                 Ok(Some(data))
@@ -133,11 +129,7 @@ impl Zmap for ReferenceMap {
 
     fn read_into_exact(&self, key: &str, size: u64, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         let Some(reference) = self.refs.refs.get(key) else { return Ok(false) };
-        let known = match reference {
-            Ref::Inline(b) => Some(b.len() as u64),
-            Ref::Range { len, .. } => *len,
-        };
-        match known {
+        match reference.known_len() {
             Some(len) if len != size => Err(NcError::ENCZARR),
             // A range of a target: its bytes straight into the caller's
             // buffers (a raw chunk read, the common case, copies once).

@@ -32,6 +32,17 @@ pub enum Ref {
     Range { target: usize, offset: u64, len: Option<u64> },
 }
 
+impl Ref {
+    /// The length of the object it names, when known without reading
+    /// (a whole target's is not).
+    pub fn known_len(&self) -> Option<u64> {
+        match self {
+            Ref::Inline(bytes) => Some(bytes.len() as u64),
+            Ref::Range { len, .. } => *len,
+        }
+    }
+}
+
 /// A parsed reference file.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct References {
