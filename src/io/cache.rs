@@ -132,6 +132,7 @@ impl ChunkCache {
         self.bytes += data.len();
         if let Some(old) = self.entries.insert(idx, Entry { data, dirty, last_use: self.clock }) {
             self.bytes -= old.data.len();
+            crate::buffers::recycle(old.data);
         }
         self.evict_to_fit()
     }
@@ -164,6 +165,10 @@ impl ChunkCache {
                 self.bytes -= e.data.len();
                 if e.dirty {
                     out.push((oldest, e.data));
+                } else {
+                    // The next chunk loaded reuses it, instead of fresh
+                    // memory that faults page by page.
+                    crate::buffers::recycle(e.data);
                 }
             }
         }

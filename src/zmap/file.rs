@@ -494,6 +494,11 @@ impl FileMap {
 }
 
 impl Zmap for FileMap {
+    /// Objects are files: read again, they come from the page cache.
+    fn rereads_are_cheap(&self) -> bool {
+        true
+    }
+
     fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
         let path = self.read_path(key)?;
         let missing = |e: &std::io::Error| {

@@ -173,6 +173,14 @@ pub trait Zmap: Send + Sync {
         cpus().min(8)
     }
 
+    /// Whether reading an object again costs about a copy of its bytes
+    /// (the system's page cache holds them): then a raw chunk read in
+    /// part is better read again than kept, since keeping it costs fresh
+    /// memory, faulted in page by page, and the bytes are held twice.
+    fn rereads_are_cheap(&self) -> bool {
+        false
+    }
+
     /// Several objects at once (`None` for each that is missing), fetched
     /// [`Self::concurrency`] at a time, on threads gone when it returns.
     fn get_many(&self, keys: &[String]) -> NcResult<Vec<Option<Vec<u8>>>> {

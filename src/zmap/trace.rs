@@ -213,6 +213,10 @@ impl Zmap for Traced {
         self.inner.concurrency()
     }
 
+    fn rereads_are_cheap(&self) -> bool {
+        self.inner.rereads_are_cheap()
+    }
+
     // get_many: the default, so each fetch is traced on its own thread.
 
     fn sync(&self) -> NcResult<()> {
