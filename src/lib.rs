@@ -22,6 +22,7 @@ pub mod error;
 pub mod format;
 pub mod gate;
 pub mod io;
+pub mod json;
 pub mod model;
 pub mod parallel;
 pub mod rc;
