@@ -862,6 +862,11 @@ def parquet_seeds(seeds):
         narrow = frame.assign(offset=frame["offset"].astype("int32"), size=frame["size"].astype("int32"))
         add("pyarrow-int32", lambda o: narrow.to_parquet(o, compression="zstd", **pyarrow_args))
         add("pyarrow-raw-only", lambda o: frame[["raw"]].to_parquet(o, compression="zstd", **pyarrow_args))
+        # A record whose chunks are all inline: pyarrow writes the all-None
+        # path column as Parquet's NULL type (int32).
+        inline = pd.DataFrame({"path": [None] * n, "offset": np.zeros(n, dtype="int64"),
+                               "size": np.zeros(n, dtype="int64"), "raw": [b"chunk %d" % i for i in range(n)]})
+        add("pyarrow-null-path", lambda o: inline.to_parquet(o, compression="zstd", **pyarrow_args))
 
 
 def main():

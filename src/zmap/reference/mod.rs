@@ -247,11 +247,7 @@ impl Zmap for ReferenceMap {
     }
 
     fn concurrency(&self) -> usize {
-        let record_store = match &self.index {
-            Index::Parquet(refs) => refs.concurrency(),
-            Index::Json(_) => None,
-        };
-        self.targets.concurrency().max(record_store).unwrap_or_else(|| crate::zmap::cpus().min(8))
+        self.targets.concurrency()
     }
 
     fn put(&self, _key: &str, _data: &[u8]) -> NcResult<()> {

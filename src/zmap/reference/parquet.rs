@@ -77,13 +77,6 @@ impl RecordStore {
             RecordStore::Remote { store, prefix } => store.get(&format!("{prefix}/{key}")),
         }
     }
-
-    fn concurrency(&self) -> Option<usize> {
-        match self {
-            RecordStore::Local(_) => None,
-            RecordStore::Remote { store, .. } => Some(store.concurrency()),
-        }
-    }
 }
 
 /// A decoded record file: each row's reference (`Ref`), none, or why it
@@ -106,7 +99,9 @@ impl ParquetRefs {
     /// References from the bytes of their `.zmetadata`, their record files
     /// in `store`. A malformed `.zmetadata` is NC_ENCZARR.
     pub fn open(zmetadata: &[u8], store: RecordStore) -> NcResult<ParquetRefs> {
-        let doc: Json = serde_json::from_slice(zmetadata).map_err(|_| NcError::ENCZARR)?;
+        // Python's json writes NaN bare (VirtualiZarr's `_FillValue`):
+        // read leniently, and written back as it was.
+        let doc: Json = crate::json::parse(zmetadata)?;
         let record_size = doc
             .get("record_size")
             .and_then(Json::as_u64)
@@ -122,14 +117,10 @@ impl ParquetRefs {
             {
                 grids.insert(array.to_string(), grid);
             }
-            meta.insert(key.clone(), serde_json::to_vec(value).map_err(|_| NcError::ENCZARR)?);
+            let text = serde_json::to_string(value).map_err(|_| NcError::ENCZARR)?;
+            meta.insert(key.clone(), crate::json::restore_bare_tokens(&text).into_bytes());
         }
         Ok(ParquetRefs { meta, record_size, grids, store, cache: Mutex::new(Cache::default()) })
-    }
-
-    /// A hint for readers: the record store's concurrency when remote.
-    pub fn concurrency(&self) -> Option<usize> {
-        self.store.concurrency()
     }
 
     /// What `key` holds: a metadata object, a chunk's reference, or
@@ -378,6 +369,15 @@ fn bytes_column((reader, levels, rows): GroupColumn) -> NcResult<Vec<Option<Vec<
         ColumnReader::ByteArrayColumnReader(r) => {
             Ok(column_values(r, levels, rows)?.into_iter().map(|v| v.map(|b: ByteArray| b.data().to_vec())).collect())
         }
+        // pyarrow writes a column of nulls only (no chunk of a record has
+        // a path, or none is inline) as Parquet's NULL type, stored as
+        // int32: fine if every value is null.
+        ColumnReader::Int32ColumnReader(r) => {
+            if column_values(r, levels, rows)?.iter().any(Option::is_some) {
+                return Err(NcError::ENCZARR);
+            }
+            Ok(vec![None; rows])
+        }
         _ => Err(NcError::ENCZARR),
     }
 }
@@ -460,6 +460,17 @@ mod tests {
         }
     }
 
+    /// Python's json writes a NaN bare; each metadata object keeps it.
+    #[test]
+    fn bare_nan_in_zmetadata() {
+        let refs = ParquetRefs::open(
+            br#"{"record_size": 2, "metadata": {"v/.zattrs": {"_FillValue": NaN, "scale": [1.5, -Infinity]}}}"#,
+            RecordStore::Local(std::env::temp_dir()),
+        )
+        .unwrap();
+        assert_eq!(refs.meta["v/.zattrs"], br#"{"_FillValue":NaN,"scale":[1.5,-Infinity]}"#);
+    }
+
     #[test]
     fn bad_zmetadata_does_not_open() {
         let store = || RecordStore::Local(std::env::temp_dir());
@@ -502,7 +513,10 @@ mod tests {
             let path = entry.unwrap().path();
             let rows = decode_record(std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with("raw-only") {
+            if name.ends_with("null-path") {
+                let inline: Vec<Row> = (0..6).map(|i| Row::Raw(format!("chunk {i}").into_bytes())).collect();
+                assert_eq!(rows, inline, "{name}");
+            } else if name.ends_with("raw-only") {
                 assert_eq!(rows[..5], vec![Row::Missing; 5][..], "{name}");
                 assert_eq!(rows[5], written[5], "{name}");
             } else {
@@ -510,7 +524,7 @@ mod tests {
             }
             seen += 1;
         }
-        assert!(seen >= 13, "{seen} seeds in {dir:?}");
+        assert!(seen >= 14, "{seen} seeds in {dir:?}");
     }
 
     #[test]

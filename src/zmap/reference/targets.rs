@@ -145,9 +145,18 @@ impl Targets {
     }
 
     /// Requests a reader of these targets may have in flight: the remote
-    /// stores' setting, or None when every target so far is local.
-    pub fn concurrency(&self) -> Option<usize> {
-        self.registry.read().ok()?.stores.iter().map(|s| s.concurrency()).max()
+    /// stores' setting; the local default when every target named so far
+    /// is local; when none is named yet (Parquet references before their
+    /// first record is read), what an S3 store with these settings would
+    /// allow, since nothing says the targets are not remote (local reads
+    /// lose little by it: their decoding waits for a core's turn).
+    pub fn concurrency(&self) -> usize {
+        let local = crate::zmap::cpus().min(8);
+        let Ok(registry) = self.registry.read() else { return local };
+        if registry.sources.is_empty() {
+            return S3Map::configured_concurrency(&self.params);
+        }
+        registry.stores.iter().map(|s| s.concurrency()).max().unwrap_or(local)
     }
 
     fn source(&self, target: usize) -> NcResult<Source> {

@@ -102,6 +102,14 @@ impl S3Map {
         })
     }
 
+    /// The requests in flight a store opened with `params` (and the
+    /// `.ncrc` entries for any host) would allow: what a reader of S3
+    /// objects not yet named should plan for.
+    pub fn configured_concurrency(params: &[(String, String)]) -> usize {
+        let rc = |key: &str| crate::rc::lookup(key, None, None).ok().flatten();
+        Settings::resolve(params, &rc).map(|s| s.concurrency).unwrap_or(Settings::default().concurrency)
+    }
+
     /// A read-only store served by a plain web server: the objects of
     /// `loc` (bucket = the URL path's first segment) fetched with unsigned
     /// GETs at `endpoint/bucket/root/key`, the URL of the store plus the
