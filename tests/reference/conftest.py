@@ -189,7 +189,8 @@ def pq_s3_corpus(corpus, s3_corpus, moto_server, tmp_path_factory):
     s3:// URLs of the bucket; VirtualiZarr's reading the files on moto),
     uploaded under PREFIX, each file of a NAME.parq directory as the key
     PREFIX/NAME.parq/... Returns (local directory of it, [PqRef],
-    {bad name: directory name}, [(path, key) uploaded])."""
+    {bad name: directory name}, [(path, key) uploaded], local directory of
+    the JSON references they were made from)."""
     import make_corpus
 
     files = corpus[0]
@@ -207,7 +208,7 @@ def pq_s3_corpus(corpus, s3_corpus, moto_server, tmp_path_factory):
         key = f"{PREFIX}/{path.relative_to(out).as_posix()}"
         moto_server.put(BUCKET, key, path.read_bytes())
         uploaded.append((path, key))
-    return out, made, bad, uploaded
+    return out, made, bad, uploaded, json_dir
 
 
 @pytest.fixture(scope="session")
