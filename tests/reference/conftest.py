@@ -155,13 +155,15 @@ def env(tmp_path):
 # ---------------------------------------------------------------------------
 # Parquet references (make_corpus.build_parquet): made from the JSON ones.
 
-# A copy of compressed.kerchunk.rs3 named without .parq (nor .parquet): a
-# directory all the same, so Parquet.
+# Copies of compressed.kerchunk.rs3 named without .parq (nor .parquet), a
+# directory all the same, so Parquet; and named .parquet.
 UNSUFFIXED = "compressed.kerchunk.rs3.{tag}.refs"
+DOT_PARQUET = "compressed.kerchunk.rs3.{tag}.parquet"
 
 
 def _unsuffixed(out, tag):
-    shutil.copytree(out / f"compressed.kerchunk.rs3.{tag}.parq", out / UNSUFFIXED.format(tag=tag))
+    for name in (UNSUFFIXED, DOT_PARQUET):
+        shutil.copytree(out / f"compressed.kerchunk.rs3.{tag}.parq", out / name.format(tag=tag))
 
 
 @pytest.fixture(scope="session")

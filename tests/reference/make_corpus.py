@@ -601,8 +601,9 @@ BAD_PARQUET = [
 def build_bad_parquet(out, good, files_dir, url_of, tag="local"):
     """The bad Parquet references, copies of the good directory `good`
     (compressed.kerchunk.rs3) each with one thing wrong, as
-    <name>.<tag>.parq; and pq-absent-record.<tag>.parq, where temp's
-    refs.1.parq (chunks 3-5) is deleted: those chunks read as fill.
+    <name>.<tag>.parq; and two that read with fill: pq-absent-record.<tag>.parq,
+    where temp's refs.1.parq (chunks 3-5) is deleted, and pq-null-row.<tag>.parq,
+    where row 1 of temp's refs.0.parq (chunk 1) has a null path and raw.
     Returns {name: directory name}."""
     import shutil
 
@@ -663,7 +664,9 @@ def build_bad_parquet(out, good, files_dir, url_of, tag="local"):
            t.set_column(1, "offset", pa.array([size - sizes[0] // 2] + offsets[1:], pa.int64())))
     d = copy("pq-absent-record")
     (d / "temp" / "refs.1.parq").unlink()
-    assert {n for n, *_ in BAD_PARQUET} | {"pq-absent-record"} == set(made)
+    # Chunk 1 (row 1 of refs.0.parq) a null path and a null raw: absent.
+    record("pq-null-row", t.set_column(0, "path", pa.array([paths[0], None, paths[2]], pa.string())))
+    assert {n for n, *_ in BAD_PARQUET} | {"pq-absent-record", "pq-null-row"} == set(made)
     return made
 
 

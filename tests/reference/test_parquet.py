@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import BUCKET, PREFIX, UNSUFFIXED, s3_options
+from conftest import BUCKET, DOT_PARQUET, PREFIX, UNSUFFIXED, s3_options
 from make_corpus import (BAD_PARQUET, NC_ENCZARR, NC_ENOOBJECT, PARQUET, PARQUET_VIRTUALIZARR, _hand_refs,
                          chunk_grid, chunk_number)
 from test_reference import (NC_EPERM, assert_same_values, expected_view, find, header_problems, ncdump, parse_dump,
@@ -47,7 +47,7 @@ def test_parquet_corpus_names(pq_corpus, pq_s3_corpus):
     _, refs, bad = pq_corpus
     assert sorted(r.name for r in refs) == sorted(LOCAL_PQ)
     assert sorted(r.name for r in pq_s3_corpus[1]) == sorted(S3_PQ)
-    assert sorted(bad) == sorted([n for n, *_ in BAD_PARQUET] + ["pq-absent-record"])
+    assert sorted(bad) == sorted([n for n, *_ in BAD_PARQUET] + ["pq-absent-record", "pq-null-row"])
     assert sorted(pq_s3_corpus[2]) == sorted(bad)
 
 
@@ -165,9 +165,9 @@ def chunk_region(n, grid=TEMP_GRID, chunk=TEMP_CHUNK):
     return tuple(slice(i * c, (i + 1) * c) for i, c in zip(index, chunk))
 
 
-def absent_record_temp(expected_temp):
+def absent_record_temp(expected_temp, chunks=(3, 4, 5)):
     t = np.array(expected_temp, dtype=np.float32).reshape(8, 6, 10)
-    for n in (3, 4, 5):
+    for n in chunks:
         t[chunk_region(n)] = TEMP_FILL
     return t
 
@@ -199,11 +199,12 @@ def test_parquet_values_local(progs, pq_corpus, env, name):
     assert_same_values(got, expected_view(progs, files, ref), name, files / ref.json)
 
 
-def test_parquet_values_local_unsuffixed(progs, pq_corpus, env):
-    """A directory named without .parq is Parquet all the same."""
+@pytest.mark.parametrize("form", [UNSUFFIXED, DOT_PARQUET])
+def test_parquet_values_local_other_names(progs, pq_corpus, env, form):
+    """A directory named NAME.parquet, or without .parq, is Parquet too."""
     files, refs, _ = pq_corpus
     ref = find(refs, "compressed.kerchunk.rs3.local.parq")
-    name = UNSUFFIXED.format(tag="local")
+    name = form.format(tag="local")
     got = parse_dump(run_refdump(progs["ours"], "read", ref_url(files / name), env=env))
     assert_same_values(got, expected_view(progs, files, ref), name, files / ref.json)
 
@@ -284,7 +285,8 @@ def records_of(meta, var, start, count):
     return {f"refs.{n // meta['record_size']}.parq" for n in numbers}, numbers
 
 
-@pytest.mark.parametrize("name", ["compressed.kerchunk.rs3.s3.parq", "series.virtualizarr.rs100000.s3.parq"])
+@pytest.mark.parametrize("name", ["compressed.kerchunk.rs3.s3.parq", "series.virtualizarr.rs100000.s3.parq",
+                                  DOT_PARQUET.format(tag="s3")])
 def test_parquet_open_costs_one_get(progs, pq_s3_corpus, pq_server, proxy_for, env, name):
     """Opening a NAME.parq (nc_open, nc_close) reads NAME.parq/.zmetadata
     only: no record file, no target."""
@@ -311,27 +313,30 @@ def test_parquet_open_unsuffixed_costs_two_gets(progs, pq_s3_corpus, moto_server
         "GET", f"{PREFIX}/{name}/.zmetadata"), [(r.method, r.key, r.query, r.range, r.status) for r in reqs]
 
 
-@pytest.mark.parametrize("name,var,start,count,target", [
+@pytest.mark.parametrize("name,var,start,count,target,most", [
     # temp: time 0-1, all y and x: chunks 0-3, records 0 and 1 (of 3).
-    ("compressed.kerchunk.rs3.s3.parq", "temp", (0, 0, 0), (2, 6, 10), "compressed.nc"),
+    ("compressed.kerchunk.rs3.s3.parq", "temp", (0, 0, 0), (2, 6, 10), "compressed.nc", None),
     # One chunk, part of it: chunk 15, record 7 (of 2).
-    ("compressed.kerchunk.pyarrow.rs2.s3.parq", "temp", (6, 3, 5), (1, 2, 2), "compressed.nc"),
+    ("compressed.kerchunk.pyarrow.rs2.s3.parq", "temp", (6, 3, 5), (1, 2, 2), "compressed.nc", None),
     # Chunks 6, 7, 10, 11, 14 and 15 of 16: records 3, 5 and 7, record 5
     # not written (time 4-5 never written: fill).
-    ("compressed.kerchunk.pyarrow.rs2.s3.parq", "temp", (2, 3, 0), (5, 3, 10), "compressed.nc"),
+    ("compressed.kerchunk.pyarrow.rs2.s3.parq", "temp", (2, 3, 0), (5, 3, 10), "compressed.nc", 4),
     # A classic file's record variable, a chunk per record.
-    ("classic.kerchunk.pyarrow.rs3.s3.parq", "temp", (1, 0, 0), (4, 3, 4), "classic.nc"),
+    ("classic.kerchunk.pyarrow.rs3.s3.parq", "temp", (1, 0, 0), (4, 3, 4), "classic.nc", None),
     # A variable in a group: obs/value's record files are under obs/value/.
-    ("groups.kerchunk.rs2.s3.parq", "obs/value", (1, 0), (4, 4), "groups.nc"),
+    ("groups.kerchunk.rs2.s3.parq", "obs/value", (1, 0), (4, 4), "groups.nc", None),
+    # grid's 6 chunks, each inline (raw): no GET of a target.
+    ("plain.kerchunk.inline.rs3.s3.parq", "grid", (0, 0, 0), (6, 5, 8), "plain.nc", 0),
     # The series: 12 steps in 6 chunks of 2 over 3 files, records of 2.
-    ("series.kerchunk.rs2.s3.parq", "temp", (0, 0), (12, 3), None),
+    ("series.kerchunk.rs2.s3.parq", "temp", (0, 0), (12, 3), None, None),
     # One record of 100000 rows for all.
-    ("series.virtualizarr.rs100000.s3.parq", "temp", (2, 0), (7, 3), None),
+    ("series.virtualizarr.rs100000.s3.parq", "temp", (2, 0), (7, 3), None, None),
 ])
-def test_parquet_read_costs(progs, corpus, pq_s3_corpus, pq_server, proxy_for, env, name, var, start, count, target):
+def test_parquet_read_costs(progs, corpus, pq_s3_corpus, pq_server, proxy_for, env, name, var, start, count, target,
+                            most):
     """A read of N chunks: the .zmetadata, each record file it touches once
-    (and no other), at most N ranged GETs of the targets; values as
-    netcdf-c's."""
+    (and no other), at most N ranged GETs of the targets (at most `most`
+    where some chunks are absent or inline); values as netcdf-c's."""
     proxy = proxy_for(pq_server)
     e = dict(env, AWS_ENDPOINT_URL=proxy.endpoint)
     joined = lambda v: "x".join(map(str, v))  # noqa: E731
@@ -360,7 +365,7 @@ def test_parquet_read_costs(progs, corpus, pq_s3_corpus, pq_server, proxy_for, e
     assert keys.count(base + ".zmetadata") == 1, keys
     target_gets = [r for r in gets if not r.key.startswith(base)]
     assert all(r.key.endswith(".nc") for r in target_gets), keys
-    assert len(target_gets) <= len(numbers), [(r.key, r.range) for r in target_gets]
+    assert len(target_gets) <= (len(numbers) if most is None else most), [(r.key, r.range) for r in target_gets]
     assert all(r.range and r.range.startswith("bytes=") for r in target_gets), [(r.key, r.range) for r in target_gets]
 
 
@@ -463,10 +468,12 @@ def test_parquet_bad_s3(progs, corpus, pq_s3_corpus, pq_server, env, name):
         assert_bad_read(progs, url, e, name, code, expected, pq_s3_corpus[4] / "compressed.kerchunk.v1.s3.json")
 
 
-def assert_absent_record_fill(progs, url, env, expected, json_file):
+def assert_absent_record_fill(progs, url, env, expected, json_file, chunks=(3, 4, 5)):
+    """temp reads with its `chunks` fill (-999), the rest netcdf-c's; the
+    other variables as netcdf-c's."""
     status, vars_ = dump(progs, url, env)
     assert status == 0, status
-    want = absent_record_temp(np.frombuffer(expected["temp"][3], "<f4"))
+    want = absent_record_temp(np.frombuffer(expected["temp"][3], "<f4"), chunks)
     assert vars_["temp"][:3] == (NC_FLOAT, ("time", "y", "x"), (8, 6, 10)), vars_["temp"][:3]
     got = vars_["temp"][3]
     assert isinstance(got, bytes), f"reading temp gave {got}"
@@ -479,6 +486,12 @@ def test_parquet_absent_record_reads_as_fill_local(progs, pq_corpus, env):
     files, refs, bad = pq_corpus
     assert_absent_record_fill(progs, ref_url(files / bad["pq-absent-record"]), env, good_view(progs, files, refs),
                               files / "compressed.kerchunk.v1.local.json")
+
+
+def test_parquet_null_row_reads_as_fill_local(progs, pq_corpus, env):
+    files, refs, bad = pq_corpus
+    assert_absent_record_fill(progs, ref_url(files / bad["pq-null-row"]), env, good_view(progs, files, refs),
+                              files / "compressed.kerchunk.v1.local.json", chunks=(1,))
 
 
 def test_parquet_absent_record_reads_as_fill_s3(progs, corpus, pq_s3_corpus, pq_server, env):
