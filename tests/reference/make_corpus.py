@@ -18,6 +18,9 @@ pinned netCDF4 wheel, 4.10.1):
 writes the references written by hand (templates and gen) and the bad ones.
 Each reference is described in the returned list of `Ref`s: which tool made
 it, the original files it stands for and how they combine.
+`build_parquet(dir, ...)` makes Parquet references (fsspec's
+LazyReferenceMapper layout, written with fastparquet and pyarrow) from the
+JSON ones, and `build_bad_parquet` the bad Parquet ones.
 
 Run as a script it builds the local corpus into a directory and checks every
 reference with fsspec's ReferenceFileSystem + zarr-python against
