@@ -70,7 +70,7 @@ def test_parquet_layout(pq_corpus, name):
     assert meta["record_size"] == ref.record_size
     arrays = [k[: -len("/.zarray")] for k in meta["metadata"] if k.endswith("/.zarray")]
     assert arrays
-    seen = 0
+    seen = partial = 0
     for a in arrays:
         n = math.prod(chunk_grid(meta["metadata"][f"{a}/.zarray"]))
         records = sorted(int(p.name.split(".")[1]) for p in (d / a).glob("refs.*.parq")) if (d / a).is_dir() else []
@@ -81,7 +81,15 @@ def test_parquet_layout(pq_corpus, name):
             assert ("fastparquet" if ref.writer == "fastparquet" else "parquet-cpp-arrow") in md.created_by
             assert {"path", "offset", "size", "raw"} <= set(md.schema.names)
             seen += 1
+            used = n - r * ref.record_size
+            if used < ref.record_size:  # the last record, partly used
+                t = pq.read_table(d / a / f"refs.{r}.parq")
+                tail = [t.column(c).to_pylist()[used:] for c in ("path", "raw")]
+                assert tail == [[None] * (ref.record_size - used)] * 2, (a, r, tail)
+                partial += 1
     assert seen
+    # compressed.kerchunk.pyarrow.rs2 has none (every count even).
+    assert partial or name.startswith("compressed.kerchunk.pyarrow.rs2")
     if ref.record_size <= 4:
         assert any(len(list((d / a).glob("refs.*.parq"))) > 1 for a in arrays if (d / a).is_dir()), name
 
