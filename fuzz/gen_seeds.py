@@ -15,6 +15,8 @@ Stores come from every writer at hand, each small:
 
 Run with the test venv after `make build`:
     .venv/bin/python fuzz/gen_seeds.py
+or, for the Parquet record files alone (fastparquet and pyarrow only):
+    .venv/bin/python fuzz/gen_seeds.py parquet
 Output is deterministic for the pinned tool versions; rerun it when a
 writer or the archive format (fuzz/src/archive.rs) changes.
 """
@@ -74,8 +76,11 @@ class Seeds:
         self.files[(target, name)] = data
 
     def write(self):
-        if SEEDS.exists():
-            shutil.rmtree(SEEDS)
+        # Only the targets written here are replaced: others' seeds are
+        # written by hand (references) or by a run for them alone.
+        for target in {t for t, _ in self.files}:
+            if (SEEDS / target).exists():
+                shutil.rmtree(SEEDS / target)
         for (target, name), data in sorted(self.files.items()):
             d = SEEDS / target
             d.mkdir(parents=True, exist_ok=True)
@@ -815,7 +820,56 @@ def text_seeds(seeds):
         seeds.add("attrs", f"rt-{t}", bytes([1, t]) + bytes(range(1, 40)))
 
 
+def parquet_seeds(seeds):
+    """Record files of kerchunk's Parquet references (fuzz target
+    `parquet`), as fsspec's LazyReferenceMapper writes them with each
+    engine, and variants: other codecs, dictionary-encoded paths, several
+    row groups, data page v2, 32-bit integers, one column only."""
+    import numpy as np
+    import pandas as pd
+
+    n = 6
+    paths = np.full(n, np.nan, dtype="O")
+    offsets = np.zeros(n, dtype="int64")
+    sizes = np.zeros(n, dtype="int64")
+    raws = np.full(n, np.nan, dtype="O")
+    for i in (0, 1, 3):
+        paths[i], offsets[i], sizes[i] = "s3://bucket/data/file.nc", 4096 * i + 100, 4000
+    paths[4] = "file:///data/whole.bin"
+    raws[5] = b"\x00\x01inline chunk"
+    frame = pd.DataFrame({"path": paths, "offset": offsets, "size": sizes, "raw": raws})
+    with tempfile.TemporaryDirectory() as d:
+        out = pathlib.Path(d) / "r.parq"
+
+        def add(name, write):
+            write(out)
+            seeds.add("parquet", name, out.read_bytes())
+
+        fastparquet_args = dict(engine="fastparquet", index=False, stats=False,
+                                object_encoding={"raw": "bytes", "path": "utf8"}, has_nulls=["path", "raw"])
+        add("fastparquet-zstd", lambda o: frame.to_parquet(o, compression="zstd", **fastparquet_args))
+        add("fastparquet-none", lambda o: frame.to_parquet(o, compression=None, **fastparquet_args))
+        categorical = frame.assign(path=frame["path"].astype("category"))
+        add("fastparquet-category", lambda o: categorical.to_parquet(o, compression="zstd", **fastparquet_args))
+        pyarrow_args = dict(engine="pyarrow", index=False, write_statistics=False)
+        add("pyarrow-zstd", lambda o: frame.to_parquet(o, compression="zstd", **pyarrow_args))
+        add("pyarrow-category", lambda o: categorical.to_parquet(o, compression="zstd", **pyarrow_args))
+        for codec in ("snappy", "gzip", "lz4", None):
+            add(f"pyarrow-{codec}", lambda o: frame.to_parquet(o, compression=codec, **pyarrow_args))
+        add("pyarrow-v2-pages", lambda o: frame.to_parquet(o, compression="zstd", data_page_version="2.0",
+                                                            **pyarrow_args))
+        add("pyarrow-row-groups", lambda o: frame.to_parquet(o, compression="zstd", row_group_size=2, **pyarrow_args))
+        narrow = frame.assign(offset=frame["offset"].astype("int32"), size=frame["size"].astype("int32"))
+        add("pyarrow-int32", lambda o: narrow.to_parquet(o, compression="zstd", **pyarrow_args))
+        add("pyarrow-raw-only", lambda o: frame[["raw"]].to_parquet(o, compression="zstd", **pyarrow_args))
+
+
 def main():
+    if sys.argv[1:] == ["parquet"]:
+        seeds = Seeds()
+        parquet_seeds(seeds)
+        seeds.write()
+        return
     if not (LIB / "libnetcdf.so").exists():
         sys.exit(f"build the library first (make build): no {LIB / 'libnetcdf.so'}")
     seeds = Seeds()
@@ -829,6 +883,7 @@ def main():
     codec_seeds(seeds)
     vlen_seeds(seeds)
     text_seeds(seeds)
+    parquet_seeds(seeds)
     seeds.write()
 
 

@@ -3,7 +3,7 @@
 #
 #   fuzz/run.sh [target...]        every target when none is named
 #
-# FUZZ_SECONDS   seconds per target (default 20: 14 targets, about 5 minutes
+# FUZZ_SECONDS   seconds per target (default 20: 15 targets, about 5 minutes
 #                of fuzzing on 2 cores, plus the build)
 # FUZZ_ARGS      more libFuzzer flags
 #

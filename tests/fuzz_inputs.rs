@@ -48,5 +48,6 @@ macro_rules! replay_tests {
 }
 
 replay_tests!(
-    url, ncuri, cdtime, filterspec, attrs, codec, vlen, metadata, store, rewrite, zip, merge, pieces, references
+    url, ncuri, cdtime, filterspec, attrs, codec, vlen, metadata, store, rewrite, zip, merge, pieces, references,
+    parquet
 );

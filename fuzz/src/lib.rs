@@ -24,7 +24,7 @@ mod zips;
 
 pub use codecs::codec;
 pub use merges::merge;
-pub use refs::references;
+pub use refs::{parquet, references};
 pub use stores::{metadata, rewrite, store};
 pub use text::{cdtime, filterspec, ncuri, url};
 pub use values::attrs;
@@ -52,6 +52,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("merge", merge),
     ("pieces", pieces),
     ("references", references),
+    ("parquet", parquet),
 ];
 
 /// A small deterministic generator, seeded from the input, for choices

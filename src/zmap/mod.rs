@@ -18,7 +18,10 @@ pub use durability::Durability;
 pub use file::FileMap;
 pub use key::{join, validate_key};
 pub use memory::MemoryMap;
-pub use reference::{MAX_REFERENCE_RANGE, ReferenceMap, ReferenceRef, References, parse_references};
+pub use reference::{
+    MAX_PARQUET_RECORD_SIZE, MAX_REFERENCE_RANGE, ParquetRow, ReferenceMap, ReferenceRef, References,
+    decode_parquet_record, parse_references,
+};
 pub use s3::S3Map;
 pub use zip::{ZipLayout, ZipMap};
 

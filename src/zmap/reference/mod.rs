@@ -3,54 +3,74 @@
 //! range of another file (an `.nc` on S3, say), so archives of netCDF-4
 //! and netCDF-3 files read as Zarr without copying.
 //!
-//! Opening reads and checks the whole reference file (parse.rs) and
-//! resolves its targets without touching them (targets.rs); a key's bytes
-//! are fetched when read, a byte range of a range when a chunk is read in
-//! part, and several ranges of one target in as few requests as the S3
-//! driver's merging gives. Writes are NC_EPERM.
+//! A JSON reference file is read and checked whole at open (parse.rs),
+//! its targets resolved without being touched (targets.rs). Parquet
+//! references (parquet.rs) open with their `.zmetadata` only; a chunk's
+//! record file is read when the chunk is, and its targets resolved then.
+//! A key's bytes are fetched when read, a byte range of a range when a
+//! chunk is read in part, and several ranges of one target in as few
+//! requests as the S3 driver's merging gives. Writes are NC_EPERM.
 
+mod parquet;
 mod parse;
 mod targets;
 mod template;
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use crate::error::{NcError, NcResult};
-use crate::url::Storage;
+use crate::url::{S3Location, Storage};
 use crate::zmap::{S3Map, Zmap};
+pub use parquet::{
+    MAX_RECORD_SIZE as MAX_PARQUET_RECORD_SIZE, Row as ParquetRow, decode_record as decode_parquet_record,
+};
+use parquet::{ParquetRefs, RecordStore};
 use parse::Ref;
 pub use parse::parse as parse_references;
 pub use parse::{MAX_RANGE as MAX_REFERENCE_RANGE, Ref as ReferenceRef, References};
 use targets::{Base, Targets};
 
 pub struct ReferenceMap {
-    refs: References,
+    index: Index,
     targets: Targets,
+}
+
+/// The table of keys: a JSON file's, read whole at open, or Parquet
+/// references, whose chunk records load as they are read.
+enum Index {
+    Json(References),
+    Parquet(Box<ParquetRefs>),
 }
 
 impl ReferenceMap {
     /// Open the reference file at `file` (a local path, or an S3 or web
     /// location whose root is the file's key) with the dataset's fragment
-    /// settings.
+    /// settings. A directory, or an S3 prefix, holding `.zmetadata` is
+    /// Parquet references.
     pub fn open(file: &Storage, params: &[(String, String)]) -> NcResult<ReferenceMap> {
-        let bytes = match file {
-            Storage::File(path) => std::fs::read(path).map_err(|e| NcError::from_io(&e))?,
-            Storage::S3(loc) | Storage::Http(loc) => {
-                let (dir, name) = match loc.root.rsplit_once('/') {
-                    Some((dir, name)) => (dir.to_string(), name.to_string()),
-                    None => (String::new(), loc.root.clone()),
-                };
-                let at = crate::url::S3Location { root: dir, ..loc.clone() };
-                let store = if matches!(file, Storage::Http(_)) {
-                    S3Map::open_web(&at, params)?
-                } else {
-                    S3Map::open(&at, params)?
-                };
-                store.get(&name)?.ok_or(NcError::ENOOBJECT)?
+        let index = match file {
+            Storage::File(path) if path.is_dir() => {
+                let zmetadata = std::fs::read(path.join(".zmetadata")).map_err(|e| NcError::from_io(&e))?;
+                Index::Parquet(Box::new(ParquetRefs::open(&zmetadata, RecordStore::Local(path.clone()))?))
             }
+            Storage::File(path) => Index::Json(parse::parse(&std::fs::read(path).map_err(|e| NcError::from_io(&e))?)?),
+            Storage::S3(loc) | Storage::Http(loc) => open_remote(loc, matches!(file, Storage::Http(_)), params)?,
             Storage::Zip(_) | Storage::Reference(_) => return Err(NcError::EURL),
         };
-        let refs = parse::parse(&bytes)?;
-        let targets = Targets::resolve(&refs.targets, &Base::of(file)?, params)?;
-        Ok(ReferenceMap { refs, targets })
+        let targets = match &index {
+            Index::Json(refs) => Targets::resolve(&refs.targets, Base::of(file)?, params)?,
+            Index::Parquet(_) => Targets::new(Base::of(file)?, params),
+        };
+        Ok(ReferenceMap { index, targets })
+    }
+
+    /// What `key` holds, if anything.
+    fn lookup(&self, key: &str) -> NcResult<Option<Cow<'_, Ref>>> {
+        match &self.index {
+            Index::Json(refs) => Ok(refs.refs.get(key).map(Cow::Borrowed)),
+            Index::Parquet(refs) => Ok(refs.lookup(key, &self.targets)?.map(Cow::Owned)),
+        }
     }
 
     /// A reference's bytes `offset..offset + len` (of the object the key
@@ -97,9 +117,53 @@ impl ReferenceMap {
     }
 }
 
+/// Opens references on S3 or a web server: a JSON file, or Parquet
+/// references under that name. A name ending `.parq` or `.parquet` is
+/// tried as Parquet first, so opening it costs one request.
+fn open_remote(loc: &S3Location, web: bool, params: &[(String, String)]) -> NcResult<Index> {
+    let (dir, name) = match loc.root.rsplit_once('/') {
+        Some((dir, name)) => (dir.to_string(), name.to_string()),
+        None => (String::new(), loc.root.clone()),
+    };
+    let at = S3Location { root: dir, ..loc.clone() };
+    let store = if web { S3Map::open_web(&at, params)? } else { S3Map::open(&at, params)? };
+    let parquet_first = name.ends_with(".parq") || name.ends_with(".parquet");
+    let as_json = |store: &S3Map| -> NcResult<Option<Index>> {
+        store.get(&name)?.map(|bytes| parse::parse(&bytes).map(Index::Json)).transpose()
+    };
+    if !parquet_first && let Some(index) = as_json(&store)? {
+        return Ok(index);
+    }
+    if let Some(zmetadata) = store.get(&format!("{name}/.zmetadata"))? {
+        let refs = ParquetRefs::open(&zmetadata, RecordStore::Remote { store: Box::new(store), prefix: name })?;
+        return Ok(Index::Parquet(Box::new(refs)));
+    }
+    match parquet_first {
+        true => as_json(&store)?.ok_or(NcError::ENOOBJECT),
+        false => Err(NcError::ENOOBJECT),
+    }
+}
+
+/// The names directly below `prefix` among sorted keys.
+fn children<V>(keys: &BTreeMap<String, V>, prefix: &str) -> Vec<String> {
+    let start = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
+    let mut children: Vec<String> = Vec::new();
+    for key in keys.range(start.clone()..).map(|(k, _)| k).take_while(|k| k.starts_with(&start)) {
+        let child = key[start.len()..].split('/').next().unwrap_or_default();
+        if children.last().map(String::as_str) != Some(child) {
+            children.push(child.to_string());
+        }
+    }
+    // Sorted keys give each child's keys together, but "a/x" sorts
+    // after "a.b": keep the list sorted and unique.
+    children.sort();
+    children.dedup();
+    children
+}
+
 impl Zmap for ReferenceMap {
     fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
-        self.refs.refs.get(key).map(|r| self.read_whole(r)).transpose()
+        self.lookup(key)?.map(|r| self.read_whole(&r)).transpose()
     }
 
     fn get_range(&self, key: &str, offset: u64, len: usize) -> NcResult<Option<Vec<u8>>> {
@@ -107,19 +171,19 @@ impl Zmap for ReferenceMap {
     }
 
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
-        self.refs.refs.get(key).map(|r| self.read(r, ranges)).transpose()
+        self.lookup(key)?.map(|r| self.read(&r, ranges)).transpose()
     }
 
     fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
-        let Some(reference) = self.refs.refs.get(key) else { return Ok(None) };
+        let Some(reference) = self.lookup(key)? else { return Ok(None) };
         match reference.known_len() {
             Some(size) => {
                 let start = size.checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
-                Ok(self.read(reference, &[(start, len)])?.pop())
+                Ok(self.read(&reference, &[(start, len)])?.pop())
             }
             // A whole target of unknown length: read it all.
             None => {
-                let mut data = self.read_whole(reference)?;
+                let mut data = self.read_whole(&reference)?;
                 let start = data.len().checked_sub(len).ok_or(NcError::ENCZARR)?;
                 data.drain(..start);
                 Ok(Some(data))
@@ -128,12 +192,12 @@ impl Zmap for ReferenceMap {
     }
 
     fn read_into_exact(&self, key: &str, size: u64, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
-        let Some(reference) = self.refs.refs.get(key) else { return Ok(false) };
+        let Some(reference) = self.lookup(key)? else { return Ok(false) };
         match reference.known_len() {
             Some(len) if len != size => Err(NcError::ENCZARR),
             // A range of a target: its bytes straight into the caller's
             // buffers (a raw chunk read, the common case, copies once).
-            Some(len) if matches!(reference, Ref::Range { .. }) => {
+            Some(len) if matches!(*reference, Ref::Range { .. }) => {
                 let Ref::Range { target, offset: base, .. } = *reference else { return Err(NcError::EINTERNAL) };
                 let mut shifted = Vec::with_capacity(segments.len());
                 for (offset, dst) in segments.iter_mut() {
@@ -148,13 +212,13 @@ impl Zmap for ReferenceMap {
             }
             Some(_) => {
                 let ranges: Vec<(u64, usize)> = segments.iter().map(|(o, b)| (*o, b.len())).collect();
-                for ((_, dst), src) in segments.iter_mut().zip(self.read(reference, &ranges)?) {
+                for ((_, dst), src) in segments.iter_mut().zip(self.read(&reference, &ranges)?) {
                     dst.copy_from_slice(&src);
                 }
                 Ok(true)
             }
             None => {
-                let data = self.read_whole(reference)?;
+                let data = self.read_whole(&reference)?;
                 if data.len() as u64 != size {
                     return Err(NcError::ENCZARR);
                 }
@@ -169,27 +233,25 @@ impl Zmap for ReferenceMap {
     }
 
     fn exists(&self, key: &str) -> NcResult<bool> {
-        Ok(self.refs.refs.contains_key(key))
+        Ok(self.lookup(key)?.is_some())
     }
 
+    /// The names below `prefix`: a JSON file's keys; Parquet references'
+    /// metadata keys (chunks are not listed: nothing reading a dataset
+    /// lists them, and listing would load every record).
     fn list(&self, prefix: &str) -> NcResult<Vec<String>> {
-        let start = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
-        let mut children: Vec<String> = Vec::new();
-        for key in self.refs.refs.range(start.clone()..).map(|(k, _)| k).take_while(|k| k.starts_with(&start)) {
-            let child = key[start.len()..].split('/').next().unwrap_or_default();
-            if children.last().map(String::as_str) != Some(child) {
-                children.push(child.to_string());
-            }
-        }
-        // Sorted keys give each child's keys together, but "a/x" sorts
-        // after "a.b": keep the list sorted and unique.
-        children.sort();
-        children.dedup();
-        Ok(children)
+        Ok(match &self.index {
+            Index::Json(refs) => children(&refs.refs, prefix),
+            Index::Parquet(refs) => children(&refs.meta, prefix),
+        })
     }
 
     fn concurrency(&self) -> usize {
-        self.targets.concurrency().unwrap_or_else(|| crate::zmap::cpus().min(8))
+        let record_store = match &self.index {
+            Index::Parquet(refs) => refs.concurrency(),
+            Index::Json(_) => None,
+        };
+        self.targets.concurrency().max(record_store).unwrap_or_else(|| crate::zmap::cpus().min(8))
     }
 
     fn put(&self, _key: &str, _data: &[u8]) -> NcResult<()> {
@@ -263,6 +325,50 @@ mod tests {
     fn a_missing_target_is_an_error_not_fill() {
         let (dir, map) = setup("missing", r#"{"a/0": ["nowhere.bin", 0, 4]}"#);
         assert_eq!(map.get("a/0"), Err(NcError::ENOOBJECT));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Parquet references in a directory: metadata from `.zmetadata`,
+    /// chunks from record files (a fastparquet one of fuzz/seeds), an
+    /// absent record file's chunks absent.
+    #[test]
+    fn parquet_references_in_a_directory() {
+        let dir = std::env::temp_dir().join(format!("nczarr-rs-refmap-parquet-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("refs.parq/g/a")).unwrap();
+        let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/parquet/fastparquet-zstd");
+        std::fs::copy(seed, dir.join("refs.parq/g/a/refs.1.parq")).unwrap();
+        std::fs::write(
+            dir.join("refs.parq/.zmetadata"),
+            r#"{"record_size": 6, "metadata": {".zgroup": {"zarr_format": 2}, "g/.zgroup": {"zarr_format": 2},
+                "g/a/.zarray": {"shape": [24, 4], "chunks": [3, 2], "zarr_format": 2}}}"#,
+        )
+        .unwrap();
+        let map = ReferenceMap::open(&Storage::File(dir.join("refs.parq")), &[]).unwrap();
+        assert_eq!(map.get(".zgroup").unwrap().unwrap(), br#"{"zarr_format":2}"#);
+        assert_eq!(map.list("").unwrap(), vec![".zgroup", "g"]);
+        assert_eq!(map.list("g").unwrap(), vec![".zgroup", "a"]);
+        assert_eq!(map.list("g/a").unwrap(), vec![".zarray"]);
+        // Chunks 0-5 are record 0 (no file), 6-11 record 1: chunk (i, j)
+        // is number 2i + j.
+        assert_eq!(map.lookup("g/a/0.0").unwrap(), None);
+        let file = Ref::Range { target: 0, offset: 100, len: Some(4000) };
+        assert_eq!(map.lookup("g/a/3.0").unwrap().as_deref(), Some(&file));
+        assert_eq!(map.lookup("g/a/4.0").unwrap(), None);
+        assert_eq!(map.lookup("g/a/5.0").unwrap().as_deref(), Some(&Ref::Range { target: 1, offset: 0, len: None }));
+        assert_eq!(map.get("g/a/5.1").unwrap().unwrap(), b"\x00\x01inline chunk");
+        for absent in ["g/a/6.0", "g/a/8.0", "g/a/0.2", "g/a/0", "g/a/x.y", "g/b/0.0", "g/.zattrs", "nothing"] {
+            assert_eq!(map.get(absent).unwrap(), None, "{absent}");
+        }
+        assert!(map.exists("g/a/3.1").unwrap() && !map.exists("g/a/4.0").unwrap());
+        // The whole target is a local file that does not exist.
+        assert_eq!(map.get("g/a/5.0"), Err(NcError::ENOOBJECT));
+        assert_eq!(map.put("g/a/0.0", b"x"), Err(NcError::EPERM));
+        // A record file that is not Parquet: its chunks are errors.
+        std::fs::write(dir.join("refs.parq/g/a/refs.0.parq"), b"PAR1 junk").unwrap();
+        let map = ReferenceMap::open(&Storage::File(dir.join("refs.parq")), &[]).unwrap();
+        assert_eq!(map.get("g/a/0.0"), Err(NcError::ENCZARR));
+        std::fs::remove_file(dir.join("refs.parq/.zmetadata")).unwrap();
+        assert_eq!(ReferenceMap::open(&Storage::File(dir.join("refs.parq")), &[]).err(), Some(NcError::ENOOBJECT));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

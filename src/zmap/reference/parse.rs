@@ -185,7 +185,7 @@ fn number(value: &Json) -> NcResult<u64> {
 /// A dataset key may not leave the dataset's root, whatever the layers
 /// above do with it: no leading `/`, no empty, `.` or `..` segment, no
 /// NUL.
-fn check_key(key: &str) -> NcResult<()> {
+pub(super) fn check_key(key: &str) -> NcResult<()> {
     let bad = key.is_empty() || key.contains('\0') || key.split('/').any(|s| s.is_empty() || s == "." || s == "..");
     if bad { Err(NcError::ENCZARR) } else { Ok(()) }
 }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::error::{NcError, NcResult};
 use crate::url::{S3Location, Storage};
@@ -49,62 +49,109 @@ impl Base {
 }
 
 /// One target.
+#[derive(Clone)]
 enum Source {
-    Local(PathBuf),
-    /// An object of a remote store (`stores`), by key.
+    Local(Arc<Path>),
+    /// An object of a remote store, by key.
     Remote {
-        store: usize,
+        store: Arc<dyn Zmap>,
         key: String,
     },
 }
 
-/// Every target of a reference file, resolved.
-pub struct Targets {
+/// The targets named so far, by id (an id is its index in `sources`).
+#[derive(Default)]
+struct Registry {
     sources: Vec<Source>,
+    ids: HashMap<String, usize>,
     stores: Vec<Arc<dyn Zmap>>,
+    /// By (web, endpoint, bucket): targets in one bucket share a driver.
+    store_ids: HashMap<(bool, String, String), usize>,
+}
+
+/// Every target of a reference file: all of a JSON file's at open, a
+/// Parquet reference's as its record files are read.
+pub struct Targets {
+    base: Base,
+    /// The settings targets are opened with (`target_params`).
+    params: Vec<(String, String)>,
+    registry: RwLock<Registry>,
     /// Local files opened so far (reads of many chunks of one file open it
     /// once).
     files: Mutex<HashMap<usize, Arc<File>>>,
 }
 
 impl Targets {
-    /// Resolve `urls` (nothing is read or connected: opening a dataset
-    /// costs the reference file only). A name no driver serves is
-    /// NC_EURL.
-    pub fn resolve(urls: &[String], base: &Base, params: &[(String, String)]) -> NcResult<Targets> {
-        let params = target_params(params);
-        let endpoint = params.iter().find(|(k, _)| k == "endpoint").map(|(_, v)| v.clone());
-        let mut stores: Vec<Arc<dyn Zmap>> = Vec::new();
-        // By (kind, endpoint, bucket): targets in one bucket share a driver.
-        let mut store_ids: HashMap<(bool, String, String), usize> = HashMap::new();
-        let mut sources = Vec::with_capacity(urls.len());
-        for url in urls {
-            let source = match locate(url, base, endpoint.as_deref())? {
-                Located::Local(path) => Source::Local(path),
-                Located::Remote { web, loc } => {
-                    let id = (web, loc.endpoint.clone(), loc.bucket.clone());
-                    let store = match store_ids.get(&id) {
-                        Some(&s) => s,
-                        None => {
-                            let top = S3Location { root: String::new(), ..loc.clone() };
-                            let map = if web { S3Map::open_web(&top, &params)? } else { S3Map::open(&top, &params)? };
-                            stores.push(Arc::new(map));
-                            store_ids.insert(id, stores.len() - 1);
-                            stores.len() - 1
-                        }
-                    };
-                    Source::Remote { store, key: loc.root }
-                }
-            };
-            sources.push(source);
+    /// Targets resolved against `base` with the dataset's settings; none
+    /// yet.
+    pub fn new(base: Base, params: &[(String, String)]) -> Targets {
+        Targets {
+            base,
+            params: target_params(params),
+            registry: RwLock::new(Registry::default()),
+            files: Mutex::new(HashMap::new()),
         }
-        Ok(Targets { sources, stores, files: Mutex::new(HashMap::new()) })
+    }
+
+    /// Targets with `urls` resolved as ids `0..urls.len()` (distinct
+    /// URLs, as parse.rs lists them). A name no driver serves is NC_EURL.
+    pub fn resolve(urls: &[String], base: Base, params: &[(String, String)]) -> NcResult<Targets> {
+        let targets = Targets::new(base, params);
+        for url in urls {
+            targets.intern(url)?;
+        }
+        Ok(targets)
+    }
+
+    /// The id of the target `url`, resolving it the first time (nothing
+    /// is read or connected: that waits for a read). NC_EURL for a name no
+    /// driver serves.
+    pub fn intern(&self, url: &str) -> NcResult<usize> {
+        if let Some(&id) = self.registry.read().map_err(|_| NcError::EINTERNAL)?.ids.get(url) {
+            return Ok(id);
+        }
+        let endpoint = self.params.iter().find(|(k, _)| k == "endpoint").map(|(_, v)| v.as_str());
+        let located = locate(url, &self.base, endpoint)?;
+        let mut registry = self.registry.write().map_err(|_| NcError::EINTERNAL)?;
+        if let Some(&id) = registry.ids.get(url) {
+            return Ok(id);
+        }
+        let source = match located {
+            Located::Local(path) => Source::Local(path.into()),
+            Located::Remote { web, loc } => {
+                let store_key = (web, loc.endpoint.clone(), loc.bucket.clone());
+                let store = match registry.store_ids.get(&store_key) {
+                    Some(&s) => registry.stores[s].clone(),
+                    None => {
+                        let top = S3Location { root: String::new(), ..loc.clone() };
+                        let map: Arc<dyn Zmap> = Arc::new(if web {
+                            S3Map::open_web(&top, &self.params)?
+                        } else {
+                            S3Map::open(&top, &self.params)?
+                        });
+                        registry.stores.push(map.clone());
+                        let id = registry.stores.len() - 1;
+                        registry.store_ids.insert(store_key, id);
+                        map
+                    }
+                };
+                Source::Remote { store, key: loc.root }
+            }
+        };
+        let id = registry.sources.len();
+        registry.sources.push(source);
+        registry.ids.insert(url.to_string(), id);
+        Ok(id)
     }
 
     /// Requests a reader of these targets may have in flight: the remote
-    /// stores' setting, or the local default.
+    /// stores' setting, or None when every target so far is local.
     pub fn concurrency(&self) -> Option<usize> {
-        self.stores.iter().map(|s| s.concurrency()).max()
+        self.registry.read().ok()?.stores.iter().map(|s| s.concurrency()).max()
+    }
+
+    fn source(&self, target: usize) -> NcResult<Source> {
+        self.registry.read().map_err(|_| NcError::EINTERNAL)?.sources.get(target).cloned().ok_or(NcError::EINTERNAL)
     }
 
     /// Bytes `offset..offset + len` of a target. A missing target is
@@ -116,9 +163,9 @@ impl Targets {
 
     /// Several ranges of one target (merged into few requests remotely).
     pub fn read_ranges(&self, target: usize, ranges: &[(u64, usize)]) -> NcResult<Vec<Vec<u8>>> {
-        match self.sources.get(target).ok_or(NcError::EINTERNAL)? {
+        match self.source(target)? {
             Source::Local(path) => {
-                let file = self.file(target, path)?;
+                let file = self.file(target, &path)?;
                 ranges
                     .iter()
                     .map(|&(offset, len)| {
@@ -128,7 +175,7 @@ impl Targets {
                     })
                     .collect()
             }
-            Source::Remote { store, key } => self.stores[*store].get_ranges(key, ranges)?.ok_or(NcError::ENOOBJECT),
+            Source::Remote { store, key } => store.get_ranges(&key, ranges)?.ok_or(NcError::ENOOBJECT),
         }
     }
 
@@ -136,13 +183,13 @@ impl Targets {
     /// destination), as [`Zmap::read_into`] reads an object: no copy in
     /// between.
     pub fn read_into(&self, target: usize, segments: &mut [(u64, &mut [u8])]) -> NcResult<()> {
-        match self.sources.get(target).ok_or(NcError::EINTERNAL)? {
+        match self.source(target)? {
             Source::Local(path) => {
-                let file = self.file(target, path)?;
+                let file = self.file(target, &path)?;
                 segments.iter_mut().try_for_each(|(offset, dst)| read_exact_at(&file, dst, *offset))
             }
             Source::Remote { store, key } => {
-                if self.stores[*store].read_into(key, segments)? {
+                if store.read_into(&key, segments)? {
                     Ok(())
                 } else {
                     Err(NcError::ENOOBJECT)
@@ -153,9 +200,9 @@ impl Targets {
 
     /// The whole of a target.
     pub fn read_all(&self, target: usize) -> NcResult<Vec<u8>> {
-        match self.sources.get(target).ok_or(NcError::EINTERNAL)? {
-            Source::Local(path) => std::fs::read(path).map_err(|e| NcError::from_io(&e)),
-            Source::Remote { store, key } => self.stores[*store].get(key)?.ok_or(NcError::ENOOBJECT),
+        match self.source(target)? {
+            Source::Local(path) => std::fs::read(&*path).map_err(|e| NcError::from_io(&e)),
+            Source::Remote { store, key } => store.get(&key)?.ok_or(NcError::ENOOBJECT),
         }
     }
 
@@ -307,7 +354,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nczarr-rs-targets-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("t.bin"), b"0123456789").unwrap();
-        let t = Targets::resolve(&["t.bin".into(), "missing.bin".into()], &Base::Dir(dir.clone()), &[]).unwrap();
+        let t = Targets::resolve(&["t.bin".into(), "missing.bin".into()], Base::Dir(dir.clone()), &[]).unwrap();
         assert_eq!(t.read(0, 2, 3).unwrap(), b"234");
         assert_eq!(t.read_ranges(0, &[(0, 1), (9, 1)]).unwrap(), vec![b"0".to_vec(), b"9".to_vec()]);
         assert_eq!(t.read_all(0).unwrap(), b"0123456789");

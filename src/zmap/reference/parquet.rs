@@ -1,0 +1,545 @@
+//! kerchunk's Parquet references (fsspec's `LazyReferenceMapper`): a
+//! directory (or S3 prefix) holding
+//! - `.zmetadata`: `{"metadata": {".zgroup": {...}, "v/.zarray": {...},
+//!   ...}, "record_size": N}`: every metadata object, as JSON;
+//! - `v/refs.{r}.parq`: the references of array `v`'s chunks, N to a
+//!   file. Chunk `v/i.j` is row `k % N` of record `k / N`, where `k` is
+//!   the chunk's index in C order over the chunk grid. Columns: `path`
+//!   (the target's URL, null for no chunk), `offset` and `size` (both 0:
+//!   the whole target) and `raw` (the chunk's bytes held inline).
+//!
+//! Opening reads `.zmetadata` only; a record file is read (once, then
+//! cached) when one of its chunks is. As fsspec reads them, a record
+//! file that does not exist holds no chunks (they read as fill); a
+//! record file that is not Parquet, or lacks the row a chunk needs, is
+//! NC_ENCZARR for its chunks, never fill.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::{ByteArray, DataType};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use serde_json::Value as Json;
+
+use super::parse::{MAX_RANGE, Ref, check_key};
+use super::targets::Targets;
+use crate::error::{NcError, NcResult};
+use crate::zmap::{S3Map, Zmap};
+
+/// Most rows one record file may hold: fsspec's writers use 10 000 and
+/// 100 000; far beyond is a malformed file, not a reason to allocate.
+pub const MAX_RECORD_SIZE: u64 = 10_000_000;
+
+/// Most bytes a record file may decode to (its columns' uncompressed
+/// sizes, as its footer states them): inline chunks are small.
+const MAX_RECORD_BYTES: i64 = 1 << 30;
+
+/// Rows of record files kept decoded per dataset (about 60 bytes each),
+/// the oldest dropped first. At least one record is kept.
+const CACHED_ROWS: usize = 2_000_000;
+
+/// Record files kept per dataset, however small.
+const CACHED_RECORDS: usize = 4096;
+
+/// One row of a record file, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Row {
+    /// No chunk (null path, null raw).
+    Missing,
+    /// The chunk's bytes, inline.
+    Raw(Vec<u8>),
+    /// Bytes `offset..offset + size` of the target `path`; offset and
+    /// size 0: all of it.
+    Target { path: String, offset: u64, size: u64 },
+}
+
+/// Where the record files are: beside `.zmetadata`.
+pub enum RecordStore {
+    Local(std::path::PathBuf),
+    /// The S3 or web "directory" above the references, and their name in
+    /// it.
+    Remote {
+        store: Box<S3Map>,
+        prefix: String,
+    },
+}
+
+impl RecordStore {
+    /// An object below the references' root; None if absent.
+    pub fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
+        match self {
+            RecordStore::Local(dir) => match std::fs::read(dir.join(key)) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(NcError::from_io(&e)),
+            },
+            RecordStore::Remote { store, prefix } => store.get(&format!("{prefix}/{key}")),
+        }
+    }
+
+    fn concurrency(&self) -> Option<usize> {
+        match self {
+            RecordStore::Local(_) => None,
+            RecordStore::Remote { store, .. } => Some(store.concurrency()),
+        }
+    }
+}
+
+/// A decoded record file: each row's reference (`Ref`), none, or why it
+/// cannot be read (a target URL no driver serves, a range past limits).
+type Record = Vec<NcResult<Option<Ref>>>;
+
+/// Parquet references, opened.
+pub struct ParquetRefs {
+    /// Every metadata key, as JSON text.
+    pub meta: BTreeMap<String, Vec<u8>>,
+    record_size: u64,
+    /// Chunks along each dimension, per array (from its `.zarray`); an
+    /// array whose `.zarray` has no usable shape and chunks is absent.
+    grids: HashMap<String, Vec<u64>>,
+    store: RecordStore,
+    cache: Mutex<Cache>,
+}
+
+impl ParquetRefs {
+    /// References from the bytes of their `.zmetadata`, their record files
+    /// in `store`. A malformed `.zmetadata` is NC_ENCZARR.
+    pub fn open(zmetadata: &[u8], store: RecordStore) -> NcResult<ParquetRefs> {
+        let doc: Json = serde_json::from_slice(zmetadata).map_err(|_| NcError::ENCZARR)?;
+        let record_size = doc
+            .get("record_size")
+            .and_then(Json::as_u64)
+            .filter(|&n| (1..=MAX_RECORD_SIZE).contains(&n))
+            .ok_or(NcError::ENCZARR)?;
+        let Some(Json::Object(metadata)) = doc.get("metadata") else { return Err(NcError::ENCZARR) };
+        let mut meta = BTreeMap::new();
+        let mut grids = HashMap::new();
+        for (key, value) in metadata {
+            check_key(key)?;
+            if let Some(array) = key.strip_suffix("/.zarray")
+                && let Some(grid) = chunk_grid(value)
+            {
+                grids.insert(array.to_string(), grid);
+            }
+            meta.insert(key.clone(), serde_json::to_vec(value).map_err(|_| NcError::ENCZARR)?);
+        }
+        Ok(ParquetRefs { meta, record_size, grids, store, cache: Mutex::new(Cache::default()) })
+    }
+
+    /// A hint for readers: the record store's concurrency when remote.
+    pub fn concurrency(&self) -> Option<usize> {
+        self.store.concurrency()
+    }
+
+    /// What `key` holds: a metadata object, a chunk's reference, or
+    /// nothing. Target URLs are resolved in `targets` as records load.
+    pub fn lookup(&self, key: &str, targets: &Targets) -> NcResult<Option<Ref>> {
+        if let Some(text) = self.meta.get(key) {
+            return Ok(Some(Ref::Inline(text.clone())));
+        }
+        let Some((array, chunk)) = key.rsplit_once('/') else { return Ok(None) };
+        if chunk.starts_with(".z") {
+            return Ok(None);
+        }
+        let Some(grid) = self.grids.get(array) else { return Ok(None) };
+        let Some(index) = chunk_number(chunk, grid) else { return Ok(None) };
+        let Some(record) = self.record(array, index / self.record_size, targets)? else { return Ok(None) };
+        let row = usize::try_from(index % self.record_size).map_err(|_| NcError::ENCZARR)?;
+        // fsspec's writers give every record file record_size rows.
+        record.get(row).cloned().unwrap_or(Err(NcError::ENCZARR))
+    }
+
+    /// Record `n` of `array`, decoded (None: no such file). Readers of
+    /// one record wait for the first to load it rather than each fetching
+    /// it; a failed load is not remembered.
+    fn record(&self, array: &str, n: u64, targets: &Targets) -> NcResult<Option<Arc<Record>>> {
+        let id = (array.to_string(), n);
+        let slot = self.cache.lock().map_err(|_| NcError::EINTERNAL)?.slot(&id);
+        let mut loaded = slot.lock().map_err(|_| NcError::EINTERNAL)?;
+        if let Some(record) = &*loaded {
+            return Ok(record.clone());
+        }
+        let record = match self.store.get(&format!("{array}/refs.{n}.parq"))? {
+            None => None,
+            Some(bytes) => Some(Arc::new(resolve(decode_record(bytes)?, targets))),
+        };
+        *loaded = Some(record.clone());
+        drop(loaded);
+        let rows = record.as_ref().map_or(0, |r| r.len());
+        self.cache.lock().map_err(|_| NcError::EINTERNAL)?.loaded(&id, rows);
+        Ok(record)
+    }
+}
+
+/// Chunks along each dimension of a `.zarray` (one chunk for a scalar,
+/// as fsspec counts); None unless `shape` and `chunks` are integers, as
+/// many, chunks positive, and the chunk count fits.
+fn chunk_grid(zarray: &Json) -> Option<Vec<u64>> {
+    let ints = |field: &str| -> Option<Vec<u64>> {
+        zarray.get(field)?.as_array()?.iter().map(Json::as_u64).collect::<Option<Vec<u64>>>()
+    };
+    let (shape, chunks) = (ints("shape")?, ints("chunks")?);
+    if shape.len() != chunks.len() || chunks.contains(&0) {
+        return None;
+    }
+    let grid: Vec<u64> = shape.iter().zip(&chunks).map(|(s, c)| s.div_ceil(*c)).collect();
+    grid.iter().try_fold(1u64, |n, &g| n.checked_mul(g))?;
+    Some(if grid.is_empty() { vec![1] } else { grid })
+}
+
+/// The C-order index of chunk `i.j...` in `grid`; None for a name that is
+/// not a chunk of it (wrong rank, not integers, outside the grid).
+fn chunk_number(chunk: &str, grid: &[u64]) -> Option<u64> {
+    let mut number = 0u64;
+    let mut parts = chunk.split('.');
+    for &extent in grid {
+        let i: u64 = parts.next()?.parse().ok()?;
+        if i >= extent {
+            return None;
+        }
+        number = number * extent + i;
+    }
+    parts.next().is_none().then_some(number)
+}
+
+/// A record's rows as references, each target URL resolved once.
+fn resolve(rows: Vec<Row>, targets: &Targets) -> Record {
+    let mut ids: HashMap<String, NcResult<usize>> = HashMap::new();
+    rows.into_iter()
+        .map(|row| match row {
+            Row::Missing => Ok(None),
+            Row::Raw(bytes) => Ok(Some(Ref::Inline(bytes))),
+            Row::Target { path, offset, size } => {
+                if path.is_empty() || size > MAX_RANGE || offset.checked_add(size).is_none() {
+                    return Err(NcError::ENCZARR);
+                }
+                let target = (*ids.entry(path).or_insert_with_key(|path| targets.intern(path)))?;
+                let len = if offset == 0 && size == 0 { None } else { Some(size) };
+                Ok(Some(Ref::Range { target, offset, len }))
+            }
+        })
+        .collect()
+}
+
+/// The rows of a record file. Anything but a flat Parquet file with a
+/// `path` or `raw` column of byte strings (and `offset`, `size` of
+/// integers, if present) is NC_ENCZARR; so is a panic of the Parquet
+/// reader, which untrusted bytes must not turn into a crash.
+pub fn decode_record(bytes: Vec<u8>) -> NcResult<Vec<Row>> {
+    std::panic::catch_unwind(move || decode(bytes::Bytes::from(bytes))).unwrap_or(Err(NcError::ENCZARR))
+}
+
+fn decode(bytes: bytes::Bytes) -> NcResult<Vec<Row>> {
+    let file_len = bytes.len();
+    let reader = SerializedFileReader::new(bytes).map_err(|_| NcError::ENCZARR)?;
+    let meta = reader.metadata();
+    let rows = usize::try_from(meta.file_metadata().num_rows())
+        .ok()
+        .filter(|&n| n as u64 <= MAX_RECORD_SIZE)
+        .ok_or(NcError::ENCZARR)?;
+    // What the reader would otherwise trust (and panic on, or allocate
+    // for): every column chunk inside the file, decoded sizes bounded.
+    let file_len = i64::try_from(file_len).map_err(|_| NcError::ENCZARR)?;
+    let mut decoded_size = 0i64;
+    for group in meta.row_groups() {
+        for column in group.columns() {
+            let start = column.dictionary_page_offset().unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            if start < 0 || len < 0 || start.checked_add(len).is_none_or(|end| end > file_len) {
+                return Err(NcError::ENCZARR);
+            }
+            decoded_size = decoded_size.saturating_add(column.uncompressed_size().max(0));
+        }
+    }
+    if decoded_size > MAX_RECORD_BYTES {
+        return Err(NcError::ENCZARR);
+    }
+    let schema = meta.file_metadata().schema_descr();
+    let position = |name: &str| (0..schema.num_columns()).find(|&i| schema.column(i).name() == name);
+    let (path_col, raw_col) = (position("path"), position("raw"));
+    if path_col.is_none() && raw_col.is_none() {
+        return Err(NcError::ENCZARR);
+    }
+    let mut columns = Columns::default();
+    for g in 0..reader.num_row_groups() {
+        let group = reader.get_row_group(g).map_err(|_| NcError::ENCZARR)?;
+        let group_rows = usize::try_from(group.metadata().num_rows()).map_err(|_| NcError::ENCZARR)?;
+        let read = |col: Option<usize>| {
+            col.map(|c| {
+                let levels = Levels { def: schema.column(c).max_def_level(), rep: schema.column(c).max_rep_level() };
+                Ok((group.get_column_reader(c).map_err(|_| NcError::ENCZARR)?, levels, group_rows))
+            })
+        };
+        if let Some(r) = read(path_col) {
+            columns.path.extend(bytes_column(r?)?);
+        }
+        if let Some(r) = read(raw_col) {
+            columns.raw.extend(bytes_column(r?)?);
+        }
+        if let Some(r) = read(position("offset")) {
+            columns.offset.extend(int_column(r?)?);
+        }
+        if let Some(r) = read(position("size")) {
+            columns.size.extend(int_column(r?)?);
+        }
+    }
+    columns.rows(rows)
+}
+
+/// The columns of a record file, row-aligned (a column the file lacks is
+/// empty).
+#[derive(Default)]
+struct Columns {
+    path: Vec<Option<Vec<u8>>>,
+    raw: Vec<Option<Vec<u8>>>,
+    offset: Vec<Option<i64>>,
+    size: Vec<Option<i64>>,
+}
+
+impl Columns {
+    fn rows(self, rows: usize) -> NcResult<Vec<Row>> {
+        let aligned = |n: usize| n == 0 || n == rows;
+        if !(aligned(self.path.len())
+            && aligned(self.raw.len())
+            && aligned(self.offset.len())
+            && aligned(self.size.len()))
+        {
+            return Err(NcError::ENCZARR);
+        }
+        let at = |col: &[Option<i64>], i: usize| -> NcResult<u64> {
+            match col.get(i).copied().flatten() {
+                None => Ok(0),
+                Some(v) => u64::try_from(v).map_err(|_| NcError::ENCZARR),
+            }
+        };
+        (0..rows)
+            .map(|i| {
+                if let Some(Some(raw)) = self.raw.get(i) {
+                    return Ok(Row::Raw(raw.clone()));
+                }
+                match self.path.get(i) {
+                    Some(Some(path)) => Ok(Row::Target {
+                        path: String::from_utf8(path.clone()).map_err(|_| NcError::ENCZARR)?,
+                        offset: at(&self.offset, i)?,
+                        size: at(&self.size, i)?,
+                    }),
+                    _ => Ok(Row::Missing),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A column's maximum definition and repetition levels.
+#[derive(Clone, Copy)]
+struct Levels {
+    def: i16,
+    rep: i16,
+}
+
+/// A column of a row group: its reader, levels and row count.
+type GroupColumn = (ColumnReader, Levels, usize);
+
+/// A flat column of `rows` values, null where its definition level says.
+fn column_values<T: DataType>(
+    mut reader: ColumnReaderImpl<T>,
+    levels: Levels,
+    rows: usize,
+) -> NcResult<Vec<Option<T::T>>> {
+    if levels.rep != 0 {
+        return Err(NcError::ENCZARR);
+    }
+    let (mut defs, mut values) = (Vec::new(), Vec::new());
+    let (records, _, read_levels) =
+        reader.read_records(rows, Some(&mut defs), None, &mut values).map_err(|_| NcError::ENCZARR)?;
+    if records != rows {
+        return Err(NcError::ENCZARR);
+    }
+    if levels.def == 0 {
+        return if values.len() == rows { Ok(values.into_iter().map(Some).collect()) } else { Err(NcError::ENCZARR) };
+    }
+    if read_levels != rows || defs.len() != rows {
+        return Err(NcError::ENCZARR);
+    }
+    let mut values = values.into_iter();
+    let out = defs
+        .iter()
+        .map(|&d| if d == levels.def { values.next().map(Some).ok_or(NcError::ENCZARR) } else { Ok(None) })
+        .collect::<NcResult<Vec<_>>>()?;
+    if values.next().is_some() {
+        return Err(NcError::ENCZARR);
+    }
+    Ok(out)
+}
+
+fn bytes_column((reader, levels, rows): GroupColumn) -> NcResult<Vec<Option<Vec<u8>>>> {
+    match reader {
+        ColumnReader::ByteArrayColumnReader(r) => {
+            Ok(column_values(r, levels, rows)?.into_iter().map(|v| v.map(|b: ByteArray| b.data().to_vec())).collect())
+        }
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
+fn int_column((reader, levels, rows): GroupColumn) -> NcResult<Vec<Option<i64>>> {
+    match reader {
+        ColumnReader::Int64ColumnReader(r) => column_values(r, levels, rows),
+        ColumnReader::Int32ColumnReader(r) => {
+            Ok(column_values(r, levels, rows)?.into_iter().map(|v| v.map(i64::from)).collect())
+        }
+        _ => Err(NcError::ENCZARR),
+    }
+}
+
+/// Decoded records by (array, record number), oldest first: reads walk
+/// an array's chunks mostly in order, so the first loaded goes first.
+#[derive(Default)]
+struct Cache {
+    slots: HashMap<(String, u64), (Slot, usize)>,
+    order: VecDeque<(String, u64)>,
+    rows: usize,
+}
+
+/// A record being loaded or loaded: None until then; Some(None) for no
+/// such file.
+type Slot = Arc<Mutex<Option<Option<Arc<Record>>>>>;
+
+impl Cache {
+    /// The slot of a record, made if new.
+    fn slot(&mut self, id: &(String, u64)) -> Slot {
+        if let Some((slot, _)) = self.slots.get(id) {
+            return slot.clone();
+        }
+        let slot = Slot::default();
+        self.slots.insert(id.clone(), (slot.clone(), 0));
+        self.order.push_back(id.clone());
+        slot
+    }
+
+    /// A record was loaded with `rows` rows: count them, and drop the
+    /// oldest records beyond the budget (readers holding one keep their
+    /// copy). The newest is always kept.
+    fn loaded(&mut self, id: &(String, u64), rows: usize) {
+        if let Some(entry) = self.slots.get_mut(id) {
+            self.rows = self.rows - entry.1 + rows;
+            entry.1 = rows;
+        }
+        while (self.rows > CACHED_ROWS || self.order.len() > CACHED_RECORDS) && self.order.len() > 1 {
+            let Some(old) = self.order.pop_front() else { break };
+            if let Some((_, n)) = self.slots.remove(&old) {
+                self.rows -= n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_names_index_the_grid_in_c_order() {
+        let grid = chunk_grid(&serde_json::json!({"shape": [10, 7], "chunks": [5, 2]})).unwrap();
+        assert_eq!(grid, vec![2, 4]);
+        assert_eq!(chunk_number("0.0", &grid), Some(0));
+        assert_eq!(chunk_number("0.3", &grid), Some(3));
+        assert_eq!(chunk_number("1.2", &grid), Some(6));
+        for bad in ["2.0", "0.4", "0", "0.0.0", "a.b", "-1.0", ""] {
+            assert_eq!(chunk_number(bad, &grid), None, "{bad}");
+        }
+        let scalar = chunk_grid(&serde_json::json!({"shape": [], "chunks": []})).unwrap();
+        assert_eq!(chunk_number("0", &scalar), Some(0));
+        for bad in [
+            serde_json::json!({"shape": [4], "chunks": [0]}),
+            serde_json::json!({"shape": [4], "chunks": [2, 2]}),
+            serde_json::json!({"shape": [4]}),
+            serde_json::json!({"shape": [u64::MAX, u64::MAX], "chunks": [1, 1]}),
+        ] {
+            assert_eq!(chunk_grid(&bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn bad_zmetadata_does_not_open() {
+        let store = || RecordStore::Local(std::env::temp_dir());
+        for bad in [
+            &b"{"[..],
+            br#"{"metadata": {}}"#,
+            br#"{"metadata": {}, "record_size": 0}"#,
+            br#"{"metadata": {}, "record_size": -4}"#,
+            br#"{"metadata": {}, "record_size": 100000000000}"#,
+            br#"{"metadata": [], "record_size": 4}"#,
+            br#"{"metadata": {"../x/.zarray": {}}, "record_size": 4}"#,
+            br#"{"metadata": {"/x/.zarray": {}}, "record_size": 4}"#,
+        ] {
+            assert_eq!(
+                ParquetRefs::open(bad, store()).err(),
+                Some(NcError::ENCZARR),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    /// The record files fuzz/gen_seeds.py writes with fastparquet and
+    /// pyarrow (as fsspec does, and with other codecs and layouts) all
+    /// decode to the rows written.
+    #[test]
+    fn records_written_by_fastparquet_and_pyarrow_decode() {
+        let target = |offset, size| Row::Target { path: "s3://bucket/data/file.nc".into(), offset, size };
+        let written = vec![
+            target(100, 4000),
+            target(4196, 4000),
+            Row::Missing,
+            target(12388, 4000),
+            Row::Target { path: "file:///data/whole.bin".into(), offset: 0, size: 0 },
+            Row::Raw(b"\x00\x01inline chunk".to_vec()),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/parquet");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rows = decode_record(std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with("raw-only") {
+                assert_eq!(rows[..5], vec![Row::Missing; 5][..], "{name}");
+                assert_eq!(rows[5], written[5], "{name}");
+            } else {
+                assert_eq!(rows, written, "{name}");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 13, "{seen} seeds in {dir:?}");
+    }
+
+    #[test]
+    fn garbage_is_not_a_record() {
+        for bad in [&b""[..], b"PAR1", b"PAR1\0\0\0\0PAR1", b"PAR1 not parquet at all PAR1"] {
+            assert_eq!(decode_record(bad.to_vec()), Err(NcError::ENCZARR));
+        }
+        // What the fuzzer found: a column chunk starting before the file
+        // (the reader would panic; checked first), a dictionary-encoded
+        // page without its dictionary (the reader panics; caught).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/parquet");
+        for name in ["negative-column-start", "dictionary-page-missing"] {
+            assert_eq!(decode_record(std::fs::read(dir.join(name)).unwrap()), Err(NcError::ENCZARR), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_cache_keeps_its_budget() {
+        let mut cache = Cache::default();
+        let id = |n: u64| ("a".to_string(), n);
+        for n in 0..4 {
+            cache.slot(&id(n));
+            cache.loaded(&id(n), CACHED_ROWS / 2);
+        }
+        assert_eq!(cache.rows, CACHED_ROWS);
+        assert_eq!(cache.order.iter().map(|o| o.1).collect::<Vec<_>>(), vec![2, 3]);
+        // One record over the budget alone is still kept.
+        cache.slot(&id(9));
+        cache.loaded(&id(9), CACHED_ROWS * 3);
+        assert_eq!(cache.order.len(), 1);
+    }
+}
