@@ -377,6 +377,32 @@ def test_parquet_read_costs(progs, corpus, pq_s3_corpus, pq_server, proxy_for, e
     assert all(r.range and r.range.startswith("bytes=") for r in target_gets), [(r.key, r.range) for r in target_gets]
 
 
+def test_parquet_record_files_kept_per_open(progs, corpus, pq_s3_corpus, pq_server, proxy_for, env):
+    """Four reads on one open dataset (refdump slab with four hyperslabs),
+    of chunks 0, 1, 0 again and 2 of temp, all in refs.0.parq (records of
+    3): that record file is fetched once; at most a ranged GET per read
+    chunk; each read's values netcdf-c's."""
+    proxy = proxy_for(pq_server)
+    e = dict(env, AWS_ENDPOINT_URL=proxy.endpoint)
+    name = "compressed.kerchunk.rs3.s3.parq"
+    slabs = [("0x0x0", "2x3x5"), ("0x0x5", "2x3x5"), ("0x0x0", "2x3x5"), ("0x3x0", "2x3x5")]
+    out = run_refdump(progs["ours"], "slab", s3_url(name), "temp", *[a for pair in slabs for a in pair], env=e)
+    lines = out.splitlines()
+    assert lines[0] == "open 0" and lines[-1] == "close 0", out[:300]
+    data = [line.split("\t") for line in lines[1:-1]]
+    assert len(data) == 4, out[:300]
+    temp = np.frombuffer(expected_view(progs, corpus[0], find(pq_s3_corpus[1], name))["temp"][3], "<f4")
+    temp = temp.reshape(8, 6, 10)
+    for (start, count), fields, n in zip(slabs, data, (0, 1, 0, 2)):
+        assert fields[:2] == ["data", "temp"] and bytes.fromhex(fields[2]) == temp[chunk_region(n)].tobytes(), (
+            start, fields[:4])
+    keys = [r.key for r in proxy.object_gets()]
+    base = f"{PREFIX}/{name}/"
+    assert sorted(k for k in keys if k.startswith(base)) == [base + ".zmetadata", base + "temp/refs.0.parq"], keys
+    targets = [r for r in proxy.object_gets() if not r.key.startswith(base)]
+    assert len(targets) <= 4, [(r.key, r.range) for r in targets]
+
+
 def test_parquet_full_read_reads_each_record_file_once(progs, corpus, pq_s3_corpus, pq_server, proxy_for, env):
     """Every variable of compressed.kerchunk.pyarrow.rs2 (records of 2: temp
     in 8 record files, 2 of them absent, empty in none): each record file
