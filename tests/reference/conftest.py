@@ -150,3 +150,83 @@ def env(tmp_path):
     e.update(HOME=str(home), AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID=ACCESS_KEY,
              AWS_SECRET_ACCESS_KEY=SECRET_KEY, AWS_REGION="us-east-1", LC_ALL="C.UTF-8")
     return e
+
+
+# ---------------------------------------------------------------------------
+# Parquet references (make_corpus.build_parquet): made from the JSON ones.
+
+# Copies of compressed.kerchunk.rs3 named without .parq (nor .parquet), a
+# directory all the same, so Parquet; and named .parquet.
+UNSUFFIXED = "compressed.kerchunk.rs3.{tag}.refs"
+DOT_PARQUET = "compressed.kerchunk.rs3.{tag}.parquet"
+
+
+def _unsuffixed(out, tag):
+    for name in (UNSUFFIXED, DOT_PARQUET):
+        shutil.copytree(out / f"compressed.kerchunk.rs3.{tag}.parq", out / name.format(tag=tag))
+
+
+@pytest.fixture(scope="session")
+def pq_corpus(corpus):
+    """The local Parquet corpus, beside the local corpus (the same .nc
+    files): (directory, [PqRef], {bad name: directory name})."""
+    try:
+        import fastparquet  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as e:
+        missing(f"{e} (fastparquet and pyarrow in tests/requirements.txt)")
+    import make_corpus
+
+    files, refs, _ = corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        made, bad = make_corpus.build_local_parquet(files, refs)
+    _unsuffixed(files, "local")
+    return files, made, bad
+
+
+@pytest.fixture(scope="session")
+def pq_s3_corpus(corpus, s3_corpus, moto_server, tmp_path_factory):
+    """The S3 Parquet corpus: made from the S3 JSON references (targets
+    s3:// URLs of the bucket; VirtualiZarr's reading the files on moto),
+    uploaded under PREFIX, each file of a NAME.parq directory as the key
+    PREFIX/NAME.parq/... Returns (local directory of it, [PqRef],
+    {bad name: directory name}, [(path, key) uploaded], local directory of
+    the JSON references they were made from)."""
+    import make_corpus
+
+    files = corpus[0]
+    json_dir, json_refs = s3_corpus[0], s3_corpus[1]
+    out = tmp_path_factory.mktemp("s3parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        made = make_corpus.build_parquet(out, json_dir, json_refs, files, s3_target,
+                                         registry=s3_registry(moto_server.endpoint), tag="s3")
+        bad = make_corpus.build_bad_parquet(out, out / "compressed.kerchunk.rs3.s3.parq", files, s3_target,
+                                            tag="s3")
+    _unsuffixed(out, "s3")
+    uploaded = []
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        key = f"{PREFIX}/{path.relative_to(out).as_posix()}"
+        moto_server.put(BUCKET, key, path.read_bytes())
+        uploaded.append((path, key))
+    return out, made, bad, uploaded, json_dir
+
+
+@pytest.fixture(scope="session")
+def pq_s3sfs_corpus(pq_s3_corpus, s3sfs_server):
+    for path, key in pq_s3_corpus[3]:
+        s3sfs_server.put(BUCKET, key, path.read_bytes())
+
+
+@pytest.fixture(params=["moto", "s3sfs"])
+def pq_server(request):
+    """Each S3 server in turn, holding the S3 corpus and its Parquet
+    references."""
+    srv = request.getfixturevalue(f"{request.param}_server")
+    request.getfixturevalue("s3_corpus")
+    request.getfixturevalue("pq_s3_corpus")
+    if request.param == "s3sfs":
+        request.getfixturevalue("s3sfs_corpus")
+        request.getfixturevalue("pq_s3sfs_corpus")
+    return srv

@@ -18,6 +18,9 @@ pinned netCDF4 wheel, 4.10.1):
 writes the references written by hand (templates and gen) and the bad ones.
 Each reference is described in the returned list of `Ref`s: which tool made
 it, the original files it stands for and how they combine.
+`build_parquet(dir, ...)` makes Parquet references (fsspec's
+LazyReferenceMapper layout, written with fastparquet and pyarrow) from the
+JSON ones, and `build_bad_parquet` the bad Parquet ones.
 
 Run as a script it builds the local corpus into a directory and checks every
 reference with fsspec's ReferenceFileSystem + zarr-python against
@@ -452,6 +455,224 @@ def build_bad(out, files_dir, url_of, tag="local"):
     return made
 
 
+# ---------------------------------------------------------------------------
+# Parquet references (fsspec's LazyReferenceMapper layout): a directory
+# NAME.parq holding .zmetadata ({"metadata": {...}, "record_size": N}) and,
+# per array, ARRAY/refs.R.parq with the columns path, offset, size, raw;
+# chunk number n (the C-order ravel of its index) is row n % N of record
+# n // N. A record whose chunks are all absent is not written at all.
+
+
+@dataclasses.dataclass
+class PqRef(Ref):
+    # The JSON reference it was made from (the same Zarr metadata).
+    json: str = None
+    writer: str = None  # "fastparquet" (kerchunk.df.refs_to_dataframe) or "pyarrow"
+    record_size: int = None
+
+
+# (name stem, JSON reference stem, writer, record_size): each is made for
+# tag "local" and "s3" as <stem>.<tag>.parq from <json>.<tag>.json. Small
+# record sizes put a variable's chunks in several record files, the last
+# one partly used; 100000 (the tools' default) puts them in one, mostly
+# null rows.
+PARQUET = [
+    ("compressed.kerchunk.rs3", "compressed.kerchunk.v1", "fastparquet", 3),
+    ("compressed.kerchunk.pyarrow.rs2", "compressed.kerchunk.v1", "pyarrow", 2),
+    ("compressed.kerchunk.rs100000", "compressed.kerchunk.v1", "fastparquet", 100_000),
+    ("groups.kerchunk.rs2", "groups.kerchunk.v1", "fastparquet", 2),
+    ("classic.kerchunk.pyarrow.rs3", "classic.kerchunk.v1", "pyarrow", 3),
+    ("series.kerchunk.rs2", "series.kerchunk.v1", "fastparquet", 2),
+    ("plain.kerchunk.inline.rs3", "plain.kerchunk.inline", "fastparquet", 3),
+    ("plain.kerchunk.inline.pyarrow.rs4", "plain.kerchunk.inline", "pyarrow", 4),
+    # By hand from kerchunk's plain.nc: lon as a [url] whole object (lon.bin:
+    # path, offset 0, size 0), code as inline text, time as inline base64.
+    ("plain.hand.rs3", "plain.kerchunk.v1", "pyarrow", 3),
+]
+# VirtualiZarr's own Parquet output (.vz.to_kerchunk(format="parquet"),
+# which is kerchunk's refs_to_dataframe): (stem, JSON stem, record_size).
+PARQUET_VIRTUALIZARR = [
+    ("compressed.virtualizarr.rs3", "compressed.virtualizarr", 3),
+    ("series.virtualizarr.rs100000", "series.virtualizarr", 100_000),
+]
+
+
+def write_parquet(refs, path, writer, record_size):
+    """The references `refs` (a JSON reference's "refs") as a Parquet
+    directory at `path`, written as the tools write it: kerchunk's
+    refs_to_dataframe (fastparquet), or LazyReferenceMapper.create with
+    engine="pyarrow", filled in key order as refs_to_dataframe fills it."""
+    import fsspec
+    from fsspec.implementations.reference import LazyReferenceMapper
+    from kerchunk.df import refs_to_dataframe
+
+    if writer == "fastparquet":
+        refs_to_dataframe({"version": 1, "refs": refs}, str(path), record_size=record_size)
+        return
+    assert writer == "pyarrow", writer
+    out = LazyReferenceMapper.create(str(path), fs=fsspec.filesystem("file"), record_size=record_size,
+                                     engine="pyarrow")
+    for key in sorted(refs):
+        out[key] = refs[key]
+    out.flush()
+
+
+def _hand_refs(refs, url_of, files_dir):
+    refs = dict(refs)
+    refs["lon/0"] = [url_of("lon.bin")]
+    refs["code/0"] = "ABCDEFGH"
+    _, offset, size = refs["time/0"]
+    with open(pathlib.Path(files_dir) / "plain.nc", "rb") as f:
+        f.seek(offset)
+        refs["time/0"] = "base64:" + base64.b64encode(f.read(size)).decode()
+    return refs
+
+
+def build_parquet(out, json_dir, json_refs, files_dir, url_of, registry=None, storage_options=None, tag="local"):
+    """The Parquet references of PARQUET (and PARQUET_VIRTUALIZARR with a
+    registry) as <stem>.<tag>.parq directories in `out`, from the JSON
+    references in `json_dir` (described by `json_refs`, a list of Ref).
+    Returns [PqRef]."""
+    out = pathlib.Path(out)
+    json_dir = pathlib.Path(json_dir)
+    by_name = {r.name: r for r in json_refs}
+    made = []
+    for stem, source, writer, record_size in PARQUET:
+        src = by_name[f"{source}.{tag}.json"]
+        with open(json_dir / src.name) as f:
+            refs = json.load(f)["refs"]
+        if stem.startswith("plain.hand"):
+            refs = _hand_refs(refs, url_of, files_dir)
+        name = f"{stem}.{tag}.parq"
+        write_parquet(refs, out / name, writer, record_size)
+        made.append(PqRef(name, "hand" if "hand" in stem else src.tool, src.sources, group=src.group,
+                          concat=src.concat, missing=src.missing, json=src.name, writer=writer,
+                          record_size=record_size))
+    if registry is not None:
+        import xarray as xr
+
+        for stem, source, record_size in PARQUET_VIRTUALIZARR:
+            src = by_name[f"{source}.{tag}.json"]
+            if stem.startswith("series"):
+                parts = [_virtualizarr(url_of(s), registry) for s in SERIES]
+                vds = xr.concat(parts, dim="time", coords="minimal", compat="override", combine_attrs="override")
+            else:
+                vds = _virtualizarr(url_of(src.sources[0]), registry)
+            name = f"{stem}.{tag}.parq"
+            vds.vz.to_kerchunk(str(out / name), format="parquet", record_size=record_size)
+            made.append(PqRef(name, "virtualizarr", src.sources, group=src.group, concat=src.concat,
+                              missing=src.missing, json=src.name, writer="fastparquet", record_size=record_size))
+    return made
+
+
+def chunk_grid(zarray):
+    """The number of chunks along each axis of an array (fsspec's
+    LazyReferenceMapper._get_chunk_sizes): [1] for a scalar."""
+    return [-(-s // c) for s, c in zip(zarray["shape"], zarray["chunks"])] or [1]
+
+
+def chunk_number(index, grid):
+    n = 0
+    for i, g in zip(index, grid):
+        n = n * g + i
+    return n
+
+
+# The bad Parquet references, made from compressed.kerchunk.rs3 (temp:
+# 8x6x10 in 2x3x5 chunks, a 4x2x2 grid of 16 chunks, records of 3:
+# refs.0.parq holds chunks 0-2). (name, what is wrong, netCDF error, when).
+NC_ENCZARR, NC_ENOOBJECT = -137, -141
+BAD_PARQUET = [
+    ("bad-pq-zmetadata-not-json", ".zmetadata is cut short: not JSON", NC_ENCZARR, "open"),
+    ("bad-pq-no-record-size", ".zmetadata has no record_size", NC_ENCZARR, "open"),
+    ("bad-pq-zero-record-size", "record_size is 0", NC_ENCZARR, "open"),
+    ("bad-pq-negative-record-size", "record_size is -3", NC_ENCZARR, "open"),
+    ("bad-pq-metadata-not-object", "metadata is a list of pairs, not an object", NC_ENCZARR, "open"),
+    ("bad-pq-dotdot-key", "a metadata key ../outside/.zarray escapes the root", NC_ENCZARR, "open"),
+    ("bad-pq-record-not-parquet", "temp/refs.0.parq is text, not Parquet", NC_ENCZARR, "read"),
+    ("bad-pq-record-truncated", "temp/refs.0.parq is cut to half its length", NC_ENCZARR, "read"),
+    ("bad-pq-no-path-column", "temp/refs.0.parq has no path column", NC_ENCZARR, "read"),
+    ("bad-pq-no-raw-column", "temp/refs.0.parq has no raw column", NC_ENCZARR, "read"),
+    ("bad-pq-path-not-string", "temp/refs.0.parq's path column is int64", NC_ENCZARR, "read"),
+    ("bad-pq-raw-not-binary", "temp/refs.0.parq's raw column is int64", NC_ENCZARR, "read"),
+    ("bad-pq-short-record", "temp/refs.0.parq has 1 row: chunks 1 and 2 are past its end", NC_ENCZARR, "read"),
+    ("bad-pq-missing-target", "temp's chunk 0 is in a file that does not exist", NC_ENOOBJECT, "read"),
+    ("bad-pq-range-past-end", "temp's chunk 0 extends past the end of compressed.nc", NC_ENCZARR, "read"),
+]
+
+
+def build_bad_parquet(out, good, files_dir, url_of, tag="local"):
+    """The bad Parquet references, copies of the good directory `good`
+    (compressed.kerchunk.rs3) each with one thing wrong, as
+    <name>.<tag>.parq; and two that read with fill: pq-absent-record.<tag>.parq,
+    where temp's refs.1.parq (chunks 3-5) is deleted, and pq-null-row.<tag>.parq,
+    where row 1 of temp's refs.0.parq (chunk 1) has a null path and raw.
+    Returns {name: directory name}."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = pathlib.Path(out)
+    good = pathlib.Path(good)
+    meta = json.loads((good / ".zmetadata").read_text())
+    assert meta["record_size"] == 3 and chunk_grid(meta["metadata"]["temp/.zarray"]) == [4, 2, 2]
+    size = (pathlib.Path(files_dir) / "compressed.nc").stat().st_size
+    made = {}
+
+    def copy(name):
+        d = out / f"{name}.{tag}.parq"
+        if d.exists():
+            shutil.rmtree(d)
+        shutil.copytree(good, d)
+        made[name] = d.name
+        return d
+
+    def zmetadata(name, text=None, **doc):
+        d = copy(name)
+        (d / ".zmetadata").write_text(text if text is not None else json.dumps(doc))
+
+    def record(name, table=None, data=None):
+        d = copy(name)
+        if data is not None:
+            (d / "temp" / "refs.0.parq").write_bytes(data)
+        else:
+            pq.write_table(table, d / "temp" / "refs.0.parq")
+
+    text = (good / ".zmetadata").read_text()
+    zmetadata("bad-pq-zmetadata-not-json", text[: len(text) // 2])
+    zmetadata("bad-pq-no-record-size", metadata=meta["metadata"])
+    zmetadata("bad-pq-zero-record-size", metadata=meta["metadata"], record_size=0)
+    zmetadata("bad-pq-negative-record-size", metadata=meta["metadata"], record_size=-3)
+    zmetadata("bad-pq-metadata-not-object", metadata=[[k, v] for k, v in meta["metadata"].items()], record_size=3)
+    zmetadata("bad-pq-dotdot-key", metadata={**meta["metadata"], "../outside/.zarray": meta["metadata"]["temp/.zarray"]},
+              record_size=3)
+
+    rec0 = good / "temp" / "refs.0.parq"
+    t = pq.read_table(rec0)
+    assert t.num_rows == 3 and t.column("path").null_count == 0, t
+    record("bad-pq-record-not-parquet", data=b"path,offset,size,raw\n" + b"compressed.nc,0,0,\n" * 3)
+    record("bad-pq-record-truncated", data=rec0.read_bytes()[: rec0.stat().st_size // 2])
+    record("bad-pq-no-path-column", t.drop_columns(["path"]))
+    record("bad-pq-no-raw-column", t.drop_columns(["raw"]))
+    record("bad-pq-path-not-string", t.set_column(0, "path", pa.array([1, 2, 3], pa.int64())))
+    record("bad-pq-raw-not-binary", t.set_column(3, "raw", pa.array([None, None, None], pa.int64())))
+    record("bad-pq-short-record", t.slice(0, 1))
+    paths = t.column("path").to_pylist()
+    offsets = t.column("offset").to_pylist()
+    sizes = t.column("size").to_pylist()
+    record("bad-pq-missing-target",
+           t.set_column(0, "path", pa.array([url_of("no-such-file.nc")] + paths[1:], pa.string())))
+    record("bad-pq-range-past-end",
+           t.set_column(1, "offset", pa.array([size - sizes[0] // 2] + offsets[1:], pa.int64())))
+    d = copy("pq-absent-record")
+    (d / "temp" / "refs.1.parq").unlink()
+    # Chunk 1 (row 1 of refs.0.parq) a null path and a null raw: absent.
+    record("pq-null-row", t.set_column(0, "path", pa.array([paths[0], None, paths[2]], pa.string())))
+    assert {n for n, *_ in BAD_PARQUET} | {"pq-absent-record", "pq-null-row"} == set(made)
+    return made
+
+
 def build_local(directory):
     """The whole local corpus in one directory: the .nc files and every
     reference to them (targets as absolute paths), the hand-made and the
@@ -471,6 +692,22 @@ def build_local(directory):
     return made, bad
 
 
+def build_local_parquet(directory, refs):
+    """The local Parquet references, beside the local corpus of
+    build_local in `directory` (`refs` its list of Ref): returns ([PqRef],
+    {bad name: directory name})."""
+    from obspec_utils.registry import ObjectStoreRegistry
+    from obstore.store import LocalStore
+
+    directory = pathlib.Path(directory)
+    registry = ObjectStoreRegistry({"file://": LocalStore()})
+    url_of = lambda n: str(directory / n)  # noqa: E731
+    made = build_parquet(directory, directory, refs, directory, url_of, registry=registry, tag="local")
+    bad = build_bad_parquet(directory, directory / "compressed.kerchunk.rs3.local.parq", directory, url_of,
+                            tag="local")
+    return made, bad
+
+
 if __name__ == "__main__":
     import os
 
@@ -483,3 +720,8 @@ if __name__ == "__main__":
         checked = verify(target / ref.name, ref, target)
         print(f"{ref.name}: {len(checked)} arrays equal to netcdf-c's read of {', '.join(ref.sources)}")
     print(f"bad references: {', '.join(sorted(bad.values()))}")
+    pq_refs, pq_bad = build_local_parquet(target, refs)
+    for ref in pq_refs:
+        checked = verify(target / ref.name, ref, target)
+        print(f"{ref.name}: {len(checked)} arrays equal to netcdf-c's read of {', '.join(ref.sources)}")
+    print(f"bad Parquet references: {', '.join(sorted(pq_bad.values()))}")

@@ -12,9 +12,11 @@
  *                                own type, native byte order)
  *          data <TAB> path <TAB> error <TAB> S        on a netCDF error
  *          data <TAB> path <TAB> strings <TAB> hex,hex,...  for NC_STRING
- *   refdump slab URL VAR START COUNT
+ *   refdump slab URL VAR START COUNT [START COUNT ...]
  *        "open S", then one nc_get_vara of VAR (a path such as obs/value)
- *        with START and COUNT like 0x0x0 and 2x5x8: "data ..." as above.
+ *        with START and COUNT like 0x0x0 and 2x5x8: "data ..." as above;
+ *        with more START COUNT pairs, one nc_get_vara each in turn, on
+ *        the same open dataset (a "data" line each).
  *   refdump open URL
  *        "open S" and "close S": nc_open and nc_close alone.
  *   refdump write URL
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
         /* nothing more */
     } else if (strcmp(argv[1], "read") == 0) {
         dump_group(ncid, "");
-    } else if (strcmp(argv[1], "slab") == 0 && argc == 6) {
+    } else if (strcmp(argv[1], "slab") == 0 && argc >= 6 && argc % 2 == 0) {
         int grp, varid, ndims, dimids[MAXD];
         nc_type xtype;
         size_t elem, start[MAXD], count[MAXD];
@@ -191,11 +193,14 @@ int main(int argc, char **argv)
             s = var_size(grp, varid, &xtype, &elem, &ndims, dimids);
         if (s != NC_NOERR) {
             printf("data\t%s\terror\t%d\n", argv[3], s);
-        } else if (parse_dims(argv[4], start) != ndims || parse_dims(argv[5], count) != ndims) {
-            fprintf(stderr, "START and COUNT need %d numbers\n", ndims);
-            return 2;
         } else {
-            dump_data(argv[3], grp, varid, elem, ndims, start, count);
+            for (int a = 4; a + 1 < argc; a += 2) {
+                if (parse_dims(argv[a], start) != ndims || parse_dims(argv[a + 1], count) != ndims) {
+                    fprintf(stderr, "START and COUNT need %d numbers\n", ndims);
+                    return 2;
+                }
+                dump_data(argv[3], grp, varid, elem, ndims, start, count);
+            }
         }
         free(path);
     } else {
