@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import BUCKET, DOT_PARQUET, PREFIX, UNSUFFIXED, s3_options
-from make_corpus import (BAD_PARQUET, NC_ENCZARR, NC_ENOOBJECT, PARQUET, PARQUET_VIRTUALIZARR, _hand_refs,
+from make_corpus import (BAD_PARQUET, GOOD_ODD_PARQUET, NC_ENCZARR, NC_ENOOBJECT, PARQUET, PARQUET_VIRTUALIZARR, _hand_refs,
                          chunk_grid, chunk_number)
 from test_reference import (NC_EPERM, assert_same_values, expected_view, find, header_problems, ncdump, parse_dump,
                             ref_url, run_refdump)
@@ -47,7 +47,7 @@ def test_parquet_corpus_names(pq_corpus, pq_s3_corpus):
     _, refs, bad = pq_corpus
     assert sorted(r.name for r in refs) == sorted(LOCAL_PQ)
     assert sorted(r.name for r in pq_s3_corpus[1]) == sorted(S3_PQ)
-    assert sorted(bad) == sorted([n for n, *_ in BAD_PARQUET] + ["pq-absent-record", "pq-null-row"])
+    assert sorted(bad) == sorted([n for n, *_ in BAD_PARQUET] + GOOD_ODD_PARQUET)
     assert sorted(pq_s3_corpus[2]) == sorted(bad)
 
 
@@ -526,6 +526,22 @@ def test_parquet_null_row_reads_as_fill_local(progs, pq_corpus, env):
     files, refs, bad = pq_corpus
     assert_absent_record_fill(progs, ref_url(files / bad["pq-null-row"]), env, good_view(progs, files, refs),
                               files / "compressed.kerchunk.v1.local.json", chunks=(1,))
+
+
+def test_parquet_record_without_path_column_reads_as_fill_local(progs, pq_corpus, env):
+    """fsspec: a record without a path column holds inline chunks or none;
+    here none, so chunks 0-2 are fill."""
+    files, refs, bad = pq_corpus
+    assert_absent_record_fill(progs, ref_url(files / bad["pq-no-path-column"]), env, good_view(progs, files, refs),
+                              files / "compressed.kerchunk.v1.local.json", chunks=(0, 1, 2))
+
+
+def test_parquet_record_without_raw_column_reads_local(progs, pq_corpus, env):
+    """fsspec: a record without a raw column holds references only: every
+    value as the good references give it."""
+    files, refs, bad = pq_corpus
+    assert_absent_record_fill(progs, ref_url(files / bad["pq-no-raw-column"]), env, good_view(progs, files, refs),
+                              files / "compressed.kerchunk.v1.local.json", chunks=())
 
 
 def test_parquet_absent_record_reads_as_fill_s3(progs, corpus, pq_s3_corpus, pq_server, env):
