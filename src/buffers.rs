@@ -95,6 +95,24 @@ pub fn zeroed(n: usize) -> NcResult<Vec<u8>> {
     Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
+/// `n` bytes of no particular value (a spare buffer's old contents, else
+/// zeros), for a buffer every byte of which is set before it is read:
+/// neither cleared nor faulted in fresh when a spare will do.
+pub fn overwritable(n: usize) -> NcResult<Vec<u8>> {
+    if n >= SPARE_MIN {
+        let _inside = crate::gate::enter();
+        if let Ok(mut spare) = SPARE.lock()
+            && let Some(at) = spare.iter().rposition(|b| b.len() >= n && b.capacity() / 2 <= n)
+        {
+            let mut buf = spare.swap_remove(at);
+            // Its bytes up to its old length were all written: still so.
+            buf.truncate(n);
+            return Ok(buf);
+        }
+    }
+    zeroed(n)
+}
+
 /// `pattern` repeated `times` times.
 pub fn repeat(pattern: &[u8], times: usize) -> NcResult<Vec<u8>> {
     if pattern.iter().all(|&b| b == 0) {

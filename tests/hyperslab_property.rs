@@ -115,3 +115,75 @@ proptest! {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A chunk written one row (slab along its first dimension) at a time is
+/// not filled first (io/unfilled.rs): the rows no write reached must still
+/// read as fill, from the cache and from storage, even when the chunk's
+/// buffer is a reused one that held other values (chunks of 512 KiB, so
+/// buffers are recycled).
+#[test]
+fn rows_never_written_read_as_fill() {
+    use netcdf::capi::data_typed::{nc_get_vara_int, nc_put_vara_int};
+    let dir = std::env::temp_dir().join(format!("nczarr-rs-rows-{}", std::process::id()));
+    let url = CString::new(format!("file://{}#mode=nczarr,file", dir.display())).unwrap();
+    let (nt, ny, nx) = (8usize, 64usize, 512usize);
+    let row = ny * nx;
+    let (mut ncid, mut w, mut v) = (0, 0, 0);
+    let mut dims = [0i32; 3];
+    let value = |t: usize, i: usize| (t * row + i) as i32;
+    // SAFETY: every pointer passed is a live local sized as the call reads
+    // or writes (one value per dimension, one per selected element).
+    unsafe {
+        check(nc_create(url.as_ptr(), 0, &mut ncid));
+        for (d, (name, len)) in [(c"t", nt), (c"y", ny), (c"x", nx)].into_iter().enumerate() {
+            check(nc_def_dim(ncid, name.as_ptr(), len, &mut dims[d]));
+        }
+        check(nc_def_var(ncid, c"w".as_ptr(), NC_INT, 3, dims.as_ptr(), &mut w));
+        check(nc_def_var(ncid, c"v".as_ptr(), NC_INT, 3, dims.as_ptr(), &mut v));
+        let chunks = [4usize, ny, nx];
+        check(nc_def_var_chunking(ncid, w, NC_CHUNKED, chunks.as_ptr()));
+        check(nc_def_var_chunking(ncid, v, NC_CHUNKED, chunks.as_ptr()));
+        check(nc_enddef(ncid));
+        // Other values through chunk buffers first, so that spare buffers
+        // hold them.
+        let sevens = vec![7i32; nt * row];
+        check(nc_put_vara_int(ncid, w, [0, 0, 0].as_ptr(), [nt, ny, nx].as_ptr(), sevens.as_ptr()));
+        let mut back = vec![0i32; nt * row];
+        check(nc_get_vara_int(ncid, w, [0, 0, 0].as_ptr(), [nt, ny, nx].as_ptr(), back.as_mut_ptr()));
+        assert!(back.iter().all(|&x| x == 7));
+        let written = [0usize, 2, 5];
+        for &t in &written {
+            let vals: Vec<i32> = (0..row).map(|i| value(t, i)).collect();
+            check(nc_put_vara_int(ncid, v, [t, 0, 0].as_ptr(), [1, ny, nx].as_ptr(), vals.as_ptr()));
+        }
+        let expect = |t: usize, i: usize| if written.contains(&t) { value(t, i) } else { FILL };
+        let check_all = |ncid: i32| {
+            let mut got = vec![0i32; nt * row];
+            check(nc_get_vara_int(ncid, v, [0, 0, 0].as_ptr(), [nt, ny, nx].as_ptr(), got.as_mut_ptr()));
+            for t in 0..nt {
+                let bad = (0..row).find(|&i| got[t * row + i] != expect(t, i));
+                assert_eq!(bad, None, "row {t}: {:?}", bad.map(|i| got[t * row + i]));
+            }
+        };
+        // From the cache, then (a part of less than whole rows) a column
+        // written into the chunk of rows 4-7, then from storage.
+        check_all(ncid);
+        let col = vec![-5i32; nt];
+        check(nc_put_vara_int(ncid, v, [0, 3, 9].as_ptr(), [nt, 1, 1].as_ptr(), col.as_ptr()));
+        let mut one = vec![0i32; nt];
+        check(nc_get_vara_int(ncid, v, [0, 3, 9].as_ptr(), [nt, 1, 1].as_ptr(), one.as_mut_ptr()));
+        assert_eq!(one, col);
+        check(nc_close(ncid));
+        check(nc_open(url.as_ptr(), 0, &mut ncid));
+        let mut got = vec![0i32; nt * row];
+        check(nc_get_vara_int(ncid, v, [0, 0, 0].as_ptr(), [nt, ny, nx].as_ptr(), got.as_mut_ptr()));
+        for t in 0..nt {
+            for i in 0..row {
+                let want = if i == 3 * nx + 9 { -5 } else { expect(t, i) };
+                assert_eq!(got[t * row + i], want, "t {t} i {i}");
+            }
+        }
+        check(nc_close(ncid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use super::unfilled::Unfilled;
 use crate::error::{NcError, NcResult};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,6 +48,19 @@ struct Entry {
     data: Vec<u8>,
     dirty: bool,
     last_use: u64,
+    /// Rows a write has not set yet (see `unfilled.rs`): filled before
+    /// the chunk leaves the cache or is read.
+    unfilled: Option<Unfilled>,
+}
+
+impl Entry {
+    /// The chunk made whole.
+    fn complete(&mut self) -> &mut Vec<u8> {
+        if let Some(unfilled) = self.unfilled.take() {
+            unfilled.complete(&mut self.data);
+        }
+        &mut self.data
+    }
 }
 
 /// A chunk handed back by the cache that must be written to storage.
@@ -87,7 +101,7 @@ impl ChunkCache {
         let clock = self.clock;
         self.entries.get_mut(idx).map(|e| {
             e.last_use = clock;
-            e.data.as_slice()
+            e.complete().as_slice()
         })
     }
 
@@ -98,7 +112,7 @@ impl ChunkCache {
         self.entries.get_mut(idx).map(|e| {
             e.last_use = clock;
             e.dirty = true;
-            &mut e.data
+            e.complete()
         })
     }
 
@@ -121,16 +135,39 @@ impl ChunkCache {
     /// Take a chunk out (to change it off the dataset's lock, or because
     /// a write replaces it whole); `insert` puts it back.
     pub fn take(&mut self, idx: &[usize]) -> Option<Vec<u8>> {
+        let (mut data, unfilled) = self.take_unfilled(idx)?;
+        if let Some(unfilled) = unfilled {
+            unfilled.complete(&mut data);
+        }
+        Some(data)
+    }
+
+    /// [`Self::take`] without making the chunk whole: its rows not
+    /// written yet, if any, come with it; `insert_unfilled` puts it back.
+    pub fn take_unfilled(&mut self, idx: &[usize]) -> Option<(Vec<u8>, Option<Unfilled>)> {
         let e = self.entries.remove(idx)?;
         self.bytes -= e.data.len();
-        Some(e.data)
+        Some((e.data, e.unfilled))
     }
 
     /// Add a chunk; returns the dirty chunks evicted to make room.
     pub fn insert(&mut self, idx: Vec<usize>, data: Vec<u8>, dirty: bool) -> Vec<DirtyChunk> {
+        self.insert_unfilled(idx, data, None, dirty)
+    }
+
+    /// [`Self::insert`] of a chunk some rows of which are still to be
+    /// filled (`unfilled`).
+    pub fn insert_unfilled(
+        &mut self,
+        idx: Vec<usize>,
+        data: Vec<u8>,
+        unfilled: Option<Unfilled>,
+        dirty: bool,
+    ) -> Vec<DirtyChunk> {
         self.clock += 1;
         self.bytes += data.len();
-        if let Some(old) = self.entries.insert(idx, Entry { data, dirty, last_use: self.clock }) {
+        let entry = Entry { data, dirty: dirty || unfilled.is_some(), last_use: self.clock, unfilled };
+        if let Some(old) = self.entries.insert(idx, entry) {
             self.bytes -= old.data.len();
             crate::buffers::recycle(old.data);
         }
@@ -161,9 +198,10 @@ impl ChunkCache {
             let Some(oldest) = self.entries.iter().min_by_key(|(_, e)| e.last_use).map(|(k, _)| k.clone()) else {
                 break;
             };
-            if let Some(e) = self.entries.remove(&oldest) {
+            if let Some(mut e) = self.entries.remove(&oldest) {
                 self.bytes -= e.data.len();
                 if e.dirty {
+                    e.complete();
                     out.push((oldest, e.data));
                 } else {
                     // The next chunk loaded reuses it, instead of fresh
@@ -175,8 +213,12 @@ impl ChunkCache {
         out
     }
 
-    /// The dirty chunks, borrowed (to be written; then [`Self::mark_clean`]).
-    pub fn dirty(&self) -> Vec<(&[usize], &[u8])> {
+    /// The dirty chunks, made whole and borrowed (to be written; then
+    /// [`Self::mark_clean`]).
+    pub fn dirty(&mut self) -> Vec<(&[usize], &[u8])> {
+        for e in self.entries.values_mut() {
+            e.complete();
+        }
         self.entries.iter().filter(|(_, e)| e.dirty).map(|(k, e)| (k.as_slice(), e.data.as_slice())).collect()
     }
 

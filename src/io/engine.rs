@@ -172,7 +172,7 @@ pub fn flush(ds: &mut Dataset) -> NcResult<()> {
     // has them all in flight at once.
     let mut layouts = Vec::new();
     let mut work = Vec::new();
-    for (&(grp, varid), cache) in caches.iter() {
+    for (&(grp, varid), cache) in caches.iter_mut() {
         let dirty = cache.dirty();
         if dirty.is_empty() {
             continue;

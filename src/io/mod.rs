@@ -17,6 +17,7 @@ mod read;
 pub mod selection;
 mod shard;
 pub mod shared;
+mod unfilled;
 mod write;
 
 pub use cache::{CacheSettings, ChunkCache};

@@ -20,6 +20,7 @@
 //!   back; what the cache evicts then (every chunk, when it cannot hold
 //!   one) is stored, also on several threads.
 
+use std::ops::RangeInclusive;
 use std::sync::Mutex;
 
 use super::cache::ChunkCache;
@@ -29,6 +30,7 @@ use super::engine::cache_for;
 use super::grid::{ChunkPart, chunk_parts};
 use super::layout::VarLayout;
 use super::selection::Selection;
+use super::unfilled::{Unfilled, whole_rows};
 use crate::dataset::Dataset;
 use crate::error::{NcError, NcResult};
 use crate::types::NcType;
@@ -296,17 +298,29 @@ unsafe fn change_batch(
     // The batch's chunks leave the cache while they change (each part is
     // of a different chunk); until they are back, an error must not lose
     // the unwritten data some of them hold.
-    let mut chunks: Vec<Option<Vec<u8>>> = parts.iter().map(|p| cache.take(&p.idx)).collect();
+    let (mut chunks, mut unfilled): (Vec<Option<Vec<u8>>>, Vec<Option<Unfilled>>) = parts
+        .iter()
+        .map(|p| match cache.take_unfilled(&p.idx) {
+            Some((chunk, unfilled)) => (Some(chunk), unfilled),
+            None => (None, None),
+        })
+        .unzip();
     let from_cache: Vec<bool> = chunks.iter().map(Option::is_some).collect();
+    // Whole rows a part sets (a chunk written a slab at a time): such a
+    // chunk is not filled first, only its rows never written when it
+    // must be whole (see `unfilled.rs`).
+    let rows: Vec<Option<RangeInclusive<usize>>> = parts.iter().map(|p| whole_rows(layout, sel, p)).collect();
     // Room first: what the cache evicts for the batch is stored (and its
     // buffers spare for the new chunks) before they are made.
     if cache.can_hold(layout.chunk_bytes()) {
         let coming = chunks.len();
         let evicted = cache.make_room(coming, coming.saturating_mul(layout.chunk_bytes()));
         if let Err(e) = store_all(store, layout, evicted) {
-            for ((part, chunk), _) in parts.iter().zip(chunks).zip(from_cache).filter(|(_, cached)| *cached) {
+            for (((part, chunk), _), unfilled) in
+                parts.iter().zip(chunks).zip(from_cache).zip(unfilled).filter(|((_, cached), _)| *cached)
+            {
                 if let Some(chunk) = chunk {
-                    drop(cache.insert(part.idx.clone(), chunk, true));
+                    drop(cache.insert_unfilled(part.idx.clone(), chunk, unfilled, true));
                 }
             }
             return Err(e);
@@ -319,9 +333,23 @@ unsafe fn change_batch(
         let missing: Vec<Vec<usize>> =
             parts.iter().zip(&read_first).filter(|(_, read)| **read).map(|(p, _)| p.idx.clone()).collect();
         let mut loaded = load_chunks(store, layout, &missing)?.into_iter();
-        for ((chunk, read), _) in chunks.iter_mut().zip(&read_first).zip(parts) {
+        for (((chunk, unfilled), read), rows) in chunks.iter_mut().zip(unfilled.iter_mut()).zip(&read_first).zip(&rows)
+        {
             if chunk.is_none() {
-                *chunk = Some(if *read { loaded.next().ok_or(NcError::EINTERNAL)? } else { layout.fill_chunk()? });
+                *chunk = Some(if *read {
+                    loaded.next().ok_or(NcError::EINTERNAL)?
+                } else if let (Some(_), Some(blank)) = (rows, Unfilled::all_rows(layout)) {
+                    *unfilled = Some(blank);
+                    crate::buffers::overwritable(layout.chunk_bytes())?
+                } else {
+                    layout.fill_chunk()?
+                });
+            }
+            // A part of less than whole rows needs the chunk whole first.
+            if rows.is_none()
+                && let (Some(chunk), Some(pending)) = (chunk.as_mut(), unfilled.take())
+            {
+                pending.complete(chunk);
             }
         }
         let work: Vec<(&ChunkPart, Mutex<&mut Vec<u8>>)> =
@@ -339,11 +367,22 @@ unsafe fn change_batch(
     // any write leaves it): the others may be fill the write never got to.
     let cacheable = cache.can_hold(layout.chunk_bytes());
     let mut to_store = Vec::new();
-    for ((part, chunk), cached) in parts.iter().zip(chunks).zip(from_cache) {
-        let Some(chunk) = chunk.filter(|_| cached || changed.is_ok()) else { continue };
+    for ((((part, chunk), cached), unfilled), rows) in parts.iter().zip(chunks).zip(from_cache).zip(unfilled).zip(rows)
+    {
+        let Some(mut chunk) = chunk.filter(|_| cached || changed.is_ok()) else { continue };
+        // The rows this write set, once it has (after a failure, the
+        // rows it may not have reached are filled later, as never
+        // written).
+        let unfilled = match (unfilled, rows) {
+            (Some(pending), Some(rows)) if changed.is_ok() => pending.written(rows),
+            (pending, _) => pending,
+        };
         if cacheable {
-            to_store.extend(cache.insert(part.idx.clone(), chunk, true));
+            to_store.extend(cache.insert_unfilled(part.idx.clone(), chunk, unfilled, true));
         } else {
+            if let Some(pending) = unfilled {
+                pending.complete(&mut chunk);
+            }
             to_store.push((part.idx.clone(), chunk));
         }
     }
