@@ -7,10 +7,16 @@ obstore, boto3):
         kerchunk's SingleHdf5ToZarr over s3fs on the .nc at s3://BUCKET/NC_KEY
         (nothing inlined), written as a version 1 reference file; its
         targets are s3://BUCKET/NC_KEY, as kerchunk writes them.
+    refs.py parquet REFS.json OUT.parq
+        The same references as Parquet: kerchunk's refs_to_dataframe
+        (fsspec's LazyReferenceMapper, fastparquet engine, its default
+        record_size of 100000 references a record file), a directory of
+        .zmetadata and VAR/refs.N.parq.
     refs.py read   IMPL ENDPOINT BUCKET REFS_KEY WORKLOAD [NT=.. NY=.. NX=.. reps=.. npts=..]
         IMPL xarray: xr.open_dataset("reference://", engine="zarr") with
         fsspec's reference filesystem (fo = s3://BUCKET/REFS_KEY, targets
-        through s3fs), then .load() of t2m (read_full) or of npts time
+        through s3fs; REFS_KEY a .parq directory: fsspec's lazy Parquet
+        references, the record files fetched as chunks need them), then .load() of t2m (read_full) or of npts time
         series (read_series, the points ncz_bench.c's seed=1 picks);
         IMPL zarr: zarr-python 3 directly on the same reference filesystem
         (FsspecStore). Each rep opens anew (the reference file is fetched
@@ -65,6 +71,15 @@ def make(endpoint, bucket, nc_key, out):
     assert refs.get("version") == 1, "kerchunk 0.2.10 writes version 1"
     with open(out, "w") as f:
         json.dump(refs, f)
+
+
+def parquet(path, out):
+    import fastparquet  # noqa: F401  (LazyReferenceMapper's default engine, which refs_to_dataframe keeps)
+    import kerchunk.df
+
+    kerchunk.df.refs_to_dataframe(path, out)  # record_size: the default, 100000
+    with open(os.path.join(out, ".zmetadata")) as f:
+        assert json.load(f)["record_size"] == 100000, "kerchunk 0.2.10's default record_size"
 
 
 def chunk_ranges(path, var):
@@ -220,6 +235,8 @@ def main():
     cmd = pos[0]
     if cmd == "make":
         make(*pos[1:5])
+    elif cmd == "parquet":
+        parquet(pos[1], pos[2])
     elif cmd == "read":
         read(pos[1], pos[2], pos[3], pos[4], pos[5], p)
     elif cmd == "raw":

@@ -26,9 +26,10 @@ from report_args import parse_args  # noqa: E402
 TITLE = "## Reference files (kerchunk) on S3"
 MARKER = "<!-- bench/reference/run writes this section; bench/run and bench/mpi/run keep it -->"
 MPI_START = "## Parallel I/O (MPI)\n\n<!-- bench/mpi/run "
-IMPLS = [("ours_refs", "ours, references"), ("ours_zarr", "ours, Zarr copy"),
-         ("ours_local", "ours, references to the .nc on local disk (no S3)"),
-         ("xarray", "xarray + fsspec references"), ("zarr", "zarr-python + fsspec references")]
+IMPLS = [("ours_refs", "ours, references"), ("ours_parq", "ours, Parquet references"),
+         ("ours_zarr", "ours, Zarr copy"), ("ours_local", "ours, references to the .nc on local disk (no S3)"),
+         ("xarray", "xarray + fsspec references"), ("xarray_parq", "xarray + fsspec Parquet references"),
+         ("zarr", "zarr-python + fsspec references")]
 CODEC_LABEL = {"zlib1": "shuffle + zlib 1", "none": "uncompressed"}
 
 
@@ -108,6 +109,26 @@ def counts(raw):
     return out
 
 
+def parquet_requests(name, c, codec, want):
+    """What is wrong with the requests of ours on the Parquet references
+    (NAME's counts C): open is one GET of .zmetadata, the reads one GET of
+    the record file t2m/refs.0.parq and at most one GET per chunk (WANT,
+    when known); anything else is named."""
+    prefix = f"ref25/t2m_{codec}.parq/"
+    expected = {f"GET {prefix}.zmetadata": 1, f"GET {prefix}t2m/refs.0.parq": 1}
+    others = {}
+    for item in c.get("other_requests", "none").split(", "):
+        if item != "none":
+            what, _, n = item.rpartition(" x")
+            others[what] = int(n) if n.isdigit() else n
+    wrong = [f"{k} x{others.get(k, 0)}, not x{n}" for k, n in expected.items() if others.get(k, 0) != n]
+    wrong += [f"{k} x{n}, not expected" for k, n in others.items() if k not in expected]
+    chunk_gets = int(c.get("chunk_gets", -1))
+    if chunk_gets < 0 or (want and chunk_gets > want):
+        wrong.append(f"{c.get('chunk_gets', '?')} chunk GETs for {want} chunks")
+    return [f"{name}: requests: {w}" for w in wrong]
+
+
 def limits(raw):
     """One core's shuffle+zlib1 decode GB/s: {"numcodecs": codec_limits.py's,
     "ours": examples/codec_rates.rs'}, those measured."""
@@ -137,9 +158,12 @@ def main():
     md("")
     md(f"t2m(time, lat, lon) float32, {meta.get('shape', '?').split(' reps=')[0]} (NT x NY x NX, chunks "
        "ct x cy x cx): ncz_bench.c's analytic field, written to a netCDF-4 file by netcdf-c 4.10.1; "
-       "references by kerchunk's SingleHdf5ToZarr (version 1, targets `s3://BUCKET/ref25/t2m_C.nc`) "
+       "references by kerchunk's SingleHdf5ToZarr (version 1, targets `s3://BUCKET/ref25/t2m_C.nc`), "
+       "the same references as Parquet by kerchunk's refs_to_dataframe (`ref25/t2m_C.parq`: fastparquet, "
+       "the default record_size 100000, so all of t2m's chunk references are one record file "
+       "`t2m/refs.0.parq`; ours fetches `.zmetadata` at open and the record file at the first chunk read) "
        "and the Zarr v2 copy (same chunks and codecs) by ours, all on s3s-fs on 127.0.0.1, whose page "
-       "cache is warm. Every rep a fresh open (the reference file or .zmetadata fetched again), "
+       "cache is warm. Every rep a fresh open (the reference file, or .zmetadata and the record file, fetched again), "
        f"every value checked; medians of {meta.get('shape', 'reps=?').split('reps=')[1].split()[0]} reps. "
        "MB/s: the variable's decoded bytes (1e6) per second. read_series: one time series (all of "
        "time) at one point, open included. CPU: seconds per rep of the client process (its checks of "
@@ -163,9 +187,12 @@ def main():
         if ranges:
             zc = meta.get(f"stored_{codec}", "").split("zarr_chunks_" + codec + "=")[-1].split()
             copy = f"; the Zarr copy's {zc[0]} chunks hold {int(zc[1]) / 1e6:.1f} MB" if len(zc) == 2 else ""
+            pq = dict(f.rsplit(":", 1) for f in meta.get(f"parquet_{codec}", "").split() if ":" in f)
+            pq = (f"; the Parquet references: {', '.join(f'`{k}` {int(v):,} bytes' for k, v in sorted(pq.items()))}"
+                  if pq else "")
             md(f"{ranges['chunks']} chunks in one {ranges['span'] / 2**20:.1f} MiB stretch of the .nc, "
                f"{ranges['bytes'] / 1e6:.1f} MB stored (chunk {ranges['min']}..{ranges['max']} bytes, median "
-               f"{ranges['median']}; largest gap between chunks {ranges['max_gap']} bytes){copy}.")
+               f"{ranges['median']}; largest gap between chunks {ranges['max_gap']} bytes){copy}{pq}.")
             md("")
         md("| reader | read_full s | MB/s | spread s | CPU client / server / others s | load | read_series ms | CPU client / server / others s | status |")
         md("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -221,10 +248,23 @@ def main():
             md("Speed ratios (the other's time / ours-refs' time; above 1: ours through the references is "
                "faster): " + "; ".join(ratios) + ".")
             md("")
+            ratios = []
+            for wl in ("read_full", "read_series"):
+                mine = cells[(wl, "ours_parq")].sec
+                pre = "" if wl == "read_full" else "read_series "
+                ratio(f"{pre}ours-parq / ours-refs (JSON)", cells[(wl, "ours_refs")].sec, mine)
+                ratio(f"{pre}ours-parq / xarray-fsspec-parq", cells[(wl, "xarray_parq")].sec, mine)
+                ratio(f"{pre}xarray-fsspec-parq / xarray-fsspec (JSON)", cells[(wl, "xarray")].sec,
+                      cells[(wl, "xarray_parq")].sec)
+            if ratios:
+                md("Parquet references (the other's time / the first's; above 1: the first is faster): "
+                   + "; ".join(ratios) + ".")
+                md("")
             # Client and server share the 2 cores: their CPU seconds over 2
             # is the least wall time that work can take here.
             notes = []
-            for impl, label in (("ours_refs", "ours-refs"), ("ours_zarr", "ours-Zarr-copy")):
+            for impl, label in (("ours_refs", "ours-refs"), ("ours_parq", "ours-parq"),
+                                ("ours_zarr", "ours-Zarr-copy")):
                 c = cells[("read_full", impl)]
                 cl, sv = c.per_rep("client_cpu_s"), c.per_rep("server_cpu_s")
                 if c.sec and cl is not None and sv is not None:
@@ -245,11 +285,17 @@ def main():
                 want = nchunks if wl == "read_full" else None
                 if wl == "read_series" and ranges:
                     want = int(meta.get("shape", "NT=0").split("NT=")[1].split()[0])
+                if impl == "ours_parq":
+                    bad.extend(parquet_requests(n, c, codec, want))
                 md(f"| {wl}, {dict(IMPLS).get(impl, impl)} | {c.get('requests', '?')} | {c.get('chunk_gets', '?')}"
                    f"{f' ({want})' if want else ''} | {c.get('ranged_gets', '?')} | "
                    f"{int(c.get('range_bytes', 0)) / 1e6:.1f} MB | {int(c.get('range_max_bytes', 0)) / 1e6:.2f} MB | "
                    f"{c.get('peak_in_flight', '?')} | {c.get('other_requests', '?')} |")
             md("")
+            if any(n.endswith(".ours_parq") for n, _ in rows):
+                md("Parquet references: expected one GET of `.zmetadata` (open), one of the record file "
+                   "`t2m/refs.0.parq` and at most one per chunk; anything else is listed under Failures.")
+                md("")
     if not smoke:
         md("Notes: the raw GETs decode nothing and copy nothing out, so they bound the transfer alone; "
            "the decode bound leaves out S3; the CPU bound counts both sides' CPU as measured (the client's "
@@ -257,7 +303,9 @@ def main():
            "xarray opens with mask_and_scale=False and decode_times=False (t2m has no _FillValue or "
            "scale to apply; the values are compared raw, as nc_get_var returns them). read_series on "
            "uncompressed chunks: ours fetches only the 4 bytes of each chunk it needs (one ranged GET "
-           "per chunk), fsspec's reference filesystem the whole chunk.")
+           "per chunk), fsspec's reference filesystem the whole chunk. The Parquet record file holds record_size "
+           "(100000) rows however few the variable's chunks (256 here, the rest null), and every open reads all "
+           "of them, ours and fsspec's alike: a cost per open the JSON references do not have.")
         md("")
     if bad:
         md("Failures: " + "; ".join(bad) + ".")
