@@ -34,7 +34,10 @@ pub fn parquet(data: &[u8]) {
     std::panic::set_hook(Box::new(|_| {}));
     let decoded = decode_parquet_record(data.to_vec());
     std::panic::set_hook(hook);
-    let Ok(rows) = decoded else { return };
-    assert!(rows.len() as u64 <= netcdf::zmap::MAX_PARQUET_RECORD_SIZE);
-    let _ = rows.iter().filter(|r| matches!(r, ParquetRow::Missing)).count();
+    let Ok(record) = decoded else { return };
+    assert!(record.rows as u64 <= netcdf::zmap::MAX_PARQUET_RECORD_SIZE);
+    // Rows that name a chunk: in order, inside the record.
+    assert!(record.present.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(record.present.last().is_none_or(|(row, _)| *row < record.rows));
+    let _ = record.present.iter().filter(|(_, row)| matches!(row, ParquetRow::Raw(_))).count();
 }
