@@ -11,6 +11,7 @@
 //! chunk is read in part, and several ranges of one target in as few
 //! requests as the S3 driver's merging gives. Writes are NC_EPERM.
 
+mod page_headers;
 mod parquet;
 mod parse;
 mod targets;

@@ -22,6 +22,7 @@ use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int32Type, Int64Typ
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use serde_json::Value as Json;
 
+use super::page_headers;
 use super::parse::{MAX_RANGE, Ref, check_key};
 use super::targets::Targets;
 use crate::error::{NcError, NcResult};
@@ -31,9 +32,9 @@ use crate::zmap::{S3Map, Zmap};
 /// 100 000; far beyond is a malformed file, not a reason to allocate.
 pub const MAX_RECORD_SIZE: u64 = 10_000_000;
 
-/// Most bytes a record file may decode to (its columns' uncompressed
-/// sizes, as its footer states them): inline chunks are small.
-const MAX_RECORD_BYTES: i64 = 1 << 30;
+/// Most bytes a record file may decode to (its pages' decoded sizes, as
+/// their headers state them): inline chunks are small.
+const MAX_RECORD_BYTES: u64 = 1 << 30;
 
 /// Rows of record files kept decoded per dataset (about 60 bytes each),
 /// the oldest dropped first. At least one record is kept.
@@ -252,7 +253,7 @@ pub fn decode_record(bytes: Vec<u8>) -> NcResult<Decoded> {
 }
 
 fn decode(bytes: bytes::Bytes) -> NcResult<Decoded> {
-    let file_len = bytes.len();
+    let file = bytes.clone();
     let reader = SerializedFileReader::new(bytes).map_err(|_| NcError::ENCZARR)?;
     let meta = reader.metadata();
     let rows = usize::try_from(meta.file_metadata().num_rows())
@@ -260,17 +261,15 @@ fn decode(bytes: bytes::Bytes) -> NcResult<Decoded> {
         .filter(|&n| n as u64 <= MAX_RECORD_SIZE)
         .ok_or(NcError::ENCZARR)?;
     // What the reader would otherwise trust (and panic on, or allocate
-    // for): every column chunk inside the file, decoded sizes bounded.
-    let file_len = i64::try_from(file_len).map_err(|_| NcError::ENCZARR)?;
-    let mut decoded_size = 0i64;
+    // for): every column chunk inside the file, its pages' headers sound
+    // and their decoded sizes bounded (page_headers.rs).
+    let mut decoded_size = 0u64;
     for group in meta.row_groups() {
         for column in group.columns() {
             let start = column.dictionary_page_offset().unwrap_or(column.data_page_offset());
-            let len = column.compressed_size();
-            if start < 0 || len < 0 || start.checked_add(len).is_none_or(|end| end > file_len) {
-                return Err(NcError::ENCZARR);
-            }
-            decoded_size = decoded_size.saturating_add(column.uncompressed_size().max(0));
+            let start = usize::try_from(start).map_err(|_| NcError::ENCZARR)?;
+            let len = usize::try_from(column.compressed_size()).map_err(|_| NcError::ENCZARR)?;
+            decoded_size = decoded_size.saturating_add(page_headers::check_column_chunk(&file, start, len)?);
         }
     }
     if decoded_size > MAX_RECORD_BYTES {
@@ -589,9 +588,11 @@ mod tests {
         }
         // What the fuzzer found: a column chunk starting before the file
         // (the reader would panic; checked first), a dictionary-encoded
-        // page without its dictionary (the reader panics; caught).
+        // page without its dictionary (the reader panics; caught), a page
+        // claiming to decode to 1.3 GiB (the reader would allocate it;
+        // page headers checked first).
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/parquet");
-        for name in ["negative-column-start", "dictionary-page-missing"] {
+        for name in ["negative-column-start", "dictionary-page-missing", "page-claims-1-3-gib"] {
             assert_eq!(decode_record(std::fs::read(dir.join(name)).unwrap()), Err(NcError::ENCZARR), "{name}");
         }
     }
