@@ -36,8 +36,9 @@ pub const MAX_RECORD_SIZE: u64 = 10_000_000;
 /// their headers state them): inline chunks are small.
 const MAX_RECORD_BYTES: u64 = 1 << 30;
 
-/// Rows of record files kept decoded per dataset (about 60 bytes each),
-/// the oldest dropped first. At least one record is kept.
+/// Rows of record files kept decoded per dataset, counted whole (only the
+/// rows naming a chunk are held, about 60 bytes each), the oldest record
+/// dropped first. At least one record is kept.
 const CACHED_ROWS: usize = 2_000_000;
 
 /// Record files kept per dataset, however small.
