@@ -162,16 +162,8 @@ static int bench_pagewrite(const char *dir, size_t mib, int trials) {
     return 0;
 }
 
-/* ncz_bench's analytic field (the formula is the benchmark's, so that the
- * time measured is the time write_steps spends on it). */
-static inline float field(uint32_t t, uint32_t y, uint32_t x) {
-    uint32_t h = (t * 73856093u) ^ (y * 19349663u) ^ (x * 83492791u);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    uint32_t base = ((y * y) >> 6) + (x >> 2) + t;
-    return (float)base * 0.25f + (float)(h & 0xFFu) * (1.0f / 1024.0f);
-}
+/* ncz_bench.c's analytic field. */
+#include "field.h"
 
 static int bench_generate(size_t nt, size_t ny, size_t nx) {
     float *b = malloc(ny * nx * sizeof *b);

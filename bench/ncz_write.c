@@ -48,13 +48,8 @@ static long P(const char *k, long dflt, int argc, char **argv) {
 }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 
-/* ncz_bench.c's analytic field, the same formula. */
-static inline float field(uint32_t t, uint32_t y, uint32_t x) {
-    uint32_t h = (t * 73856093u) ^ (y * 19349663u) ^ (x * 83492791u);
-    h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
-    uint32_t base = ((y * y) >> 6) + (x >> 2) + t;
-    return (float)base * 0.25f + (float)(h & 0xFFu) * (1.0f / 1024.0f);
-}
+/* ncz_bench.c's analytic field. */
+#include "field.h"
 
 static size_t NT, NY, NX;
 

@@ -78,17 +78,8 @@ static size_t num(const char *k, size_t dflt, int argc, char **argv) {
     return v ? (size_t)strtoull(v, NULL, 10) : dflt;
 }
 
-/* ncz_bench.c's field (the formula the project's benchmarks and
- * examples/codec_rates.rs use, so the codec rates measured there are
- * rates on these values). */
-static inline float field(uint32_t t, uint32_t y, uint32_t x) {
-    uint32_t h = (t * 73856093u) ^ (y * 19349663u) ^ (x * 83492791u);
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    uint32_t base = ((y * y) >> 6) + (x >> 2) + t;
-    return (float)base * 0.25f + (float)(h & 0xFFu) * (1.0f / 1024.0f);
-}
+/* ncz_bench.c's analytic field. */
+#include "../field.h"
 
 static void fill_planes(float *b, size_t z0, size_t nz, size_t ny, size_t nx) {
     size_t i = 0;
