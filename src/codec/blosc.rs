@@ -19,7 +19,7 @@
 mod lz4_prefix;
 mod partial;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::ops::Range;
 
 use super::contexts::{Wrapper, inflate, lz4_decode_exact, zstd_decode_exact};
@@ -409,10 +409,8 @@ impl Blosc {
             }
             "zstd" => (FORMAT_ZSTD, super::contexts::zstd_encode(data, self.clevel)?),
             "zlib" => {
-                let level = flate2::Compression::new(self.clevel.clamp(0, 9) as u32);
-                let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
-                e.write_all(data).map_err(|_| NcError::EFILTER)?;
-                (FORMAT_ZLIB, e.finish().map_err(|_| NcError::EFILTER)?)
+                let level = self.clevel.clamp(0, 9) as u32;
+                (FORMAT_ZLIB, super::contexts::deflate(super::contexts::Wrapper::Zlib, data, level)?)
             }
             _ => return Err(NcError::ENOFILTER),
         })

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use serde_json::Value;
 
 use super::Codec;
-use super::contexts::{Wrapper, inflate, zstd_decode, zstd_encode};
+use super::contexts::{Wrapper, deflate, inflate, zstd_decode, zstd_encode};
 use super::fletcher::fletcher32;
 use super::spec::param;
 use crate::error::{NcError, NcResult};
@@ -69,15 +69,7 @@ struct Zlib {
 
 impl Codec for Zlib {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        let level = flate2::Compression::new(self.level);
-        let result = if self.gzip {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
-            e.write_all(data).and_then(|_| e.finish())
-        } else {
-            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
-            e.write_all(data).and_then(|_| e.finish())
-        };
-        result.map_err(|_| NcError::EFILTER)
+        deflate(if self.gzip { Wrapper::Gzip } else { Wrapper::Zlib }, data, self.level)
     }
 
     fn decode(&self, data: &[u8], max_len: usize) -> NcResult<Vec<u8>> {
