@@ -116,6 +116,67 @@ proptest! {
     }
 }
 
+/// A chunk assembled a time step per call is stored by the call that
+/// completes it, not kept until evicted (io/write.rs, `change_batch`),
+/// while a chunk one call writes whole stays cached until the close; a
+/// step rewritten after its chunk was stored is read back, changed and
+/// stored again at the close. Every value checked before and after.
+#[test]
+fn a_chunk_assembled_step_by_step_is_stored_when_complete() {
+    use netcdf::capi::data_typed::{nc_get_vara_int, nc_put_vara_int};
+    let dir = std::env::temp_dir().join(format!("nczarr-rs-steps-{}", std::process::id()));
+    let url = CString::new(format!("file://{}#mode=nczarr,file", dir.display())).unwrap();
+    let (nt, ny, nx) = (8usize, 16usize, 32usize);
+    let row = ny * nx;
+    let chunk_objects = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("v"))
+            .map(|entries| entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        names.retain(|n| !n.starts_with('.'));
+        names.sort();
+        names
+    };
+    let (mut ncid, mut v) = (0, 0);
+    let mut dims = [0i32; 3];
+    let step = |t: usize, k: i32| -> Vec<i32> { (0..row).map(|i| (t * row + i) as i32 * k).collect() };
+    // SAFETY: every pointer passed is a live local sized as the call reads
+    // or writes (one value per dimension, one per selected element).
+    unsafe {
+        check(nc_create(url.as_ptr(), 0, &mut ncid));
+        for (d, (name, len)) in [(c"t", nt), (c"y", ny), (c"x", nx)].into_iter().enumerate() {
+            check(nc_def_dim(ncid, name.as_ptr(), len, &mut dims[d]));
+        }
+        check(nc_def_var(ncid, c"v".as_ptr(), NC_INT, 3, dims.as_ptr(), &mut v));
+        check(nc_def_var_chunking(ncid, v, NC_CHUNKED, [4usize, ny, nx].as_ptr()));
+        check(nc_enddef(ncid));
+        for t in 0..3 {
+            check(nc_put_vara_int(ncid, v, [t, 0, 0].as_ptr(), [1, ny, nx].as_ptr(), step(t, 1).as_ptr()));
+        }
+        assert!(chunk_objects().is_empty(), "nothing stored before the chunk is whole: {:?}", chunk_objects());
+        check(nc_put_vara_int(ncid, v, [3, 0, 0].as_ptr(), [1, ny, nx].as_ptr(), step(3, 1).as_ptr()));
+        assert_eq!(chunk_objects(), ["0.0.0"], "the completed chunk is stored by the call that completed it");
+        // Steps 4-7, one chunk, in one call: cached until the close.
+        let rest: Vec<i32> = (4..8).flat_map(|t| step(t, 1)).collect();
+        check(nc_put_vara_int(ncid, v, [4, 0, 0].as_ptr(), [4, ny, nx].as_ptr(), rest.as_ptr()));
+        assert_eq!(chunk_objects(), ["0.0.0"]);
+        // Step 1 again, into the stored chunk.
+        check(nc_put_vara_int(ncid, v, [1, 0, 0].as_ptr(), [1, ny, nx].as_ptr(), step(1, -1).as_ptr()));
+        let expect: Vec<i32> = (0..nt).flat_map(|t| step(t, if t == 1 { -1 } else { 1 })).collect();
+        let read_all = |ncid: i32| {
+            let mut got = vec![0i32; nt * row];
+            check(nc_get_vara_int(ncid, v, [0, 0, 0].as_ptr(), [nt, ny, nx].as_ptr(), got.as_mut_ptr()));
+            got
+        };
+        assert!(read_all(ncid) == expect, "before the close");
+        check(nc_close(ncid));
+        assert_eq!(chunk_objects(), ["0.0.0", "1.0.0"]);
+        check(nc_open(url.as_ptr(), 0, &mut ncid));
+        assert!(read_all(ncid) == expect, "after the close");
+        check(nc_close(ncid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A chunk written one row (slab along its first dimension) at a time is
 /// not filled first (io/unfilled.rs): the rows no write reached must still
 /// read as fill, from the cache and from storage, even when the chunk's

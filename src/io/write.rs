@@ -13,8 +13,9 @@
 //!   replaced whole.
 //! - **Everything else** goes through the variable's chunk cache, so that
 //!   a chunk written in pieces over many calls (one time step at a time)
-//!   is assembled in memory and encoded and stored once, when evicted or
-//!   at the next commit. In batches that bound the memory they take, the
+//!   is assembled in memory and encoded and stored once: by the call that
+//!   completes it when it is assembled a slab of rows at a time, else
+//!   when evicted or at the next commit. In batches that bound the memory they take, the
 //!   batch's chunks are taken from the cache (or read, or made of fill
 //!   where the write covers them), changed on several threads, and put
 //!   back; what the cache evicts then (every chunk, when it cannot hold
@@ -373,11 +374,23 @@ unsafe fn change_batch(
         // The rows this write set, once it has (after a failure, the
         // rows it may not have reached are filled later, as never
         // written).
-        let unfilled = match (unfilled, rows) {
-            (Some(pending), Some(rows)) if changed.is_ok() => pending.written(rows),
-            (pending, _) => pending,
+        let (unfilled, completed) = match (unfilled, rows) {
+            (Some(pending), Some(rows)) if changed.is_ok() => {
+                let left = pending.written(rows);
+                let completed = left.is_none();
+                (left, completed)
+            }
+            (pending, _) => (pending, false),
         };
-        if cacheable {
+        // A chunk assembled row by row over several calls (one time step
+        // per call) that this call completed is stored now rather than
+        // when evicted: it is whole, and a write a step at a time does
+        // not come back to it, so keeping it would only double the
+        // cache's memory (the band being assembled and the band before).
+        // A chunk made whole in one call stays cached as before: a
+        // program rewriting a small variable would pay an encode a call.
+        let assembled = cached && completed;
+        if cacheable && !assembled {
             to_store.extend(cache.insert_unfilled(part.idx.clone(), chunk, unfilled, true));
         } else {
             if let Some(pending) = unfilled {
