@@ -126,13 +126,39 @@ pub(crate) fn render(model: &Model, opts: &WriteOptions) -> NcResult<Vec<(String
 }
 
 /// `.zmetadata` for a set of objects, with the pending marker if given.
+///
+/// Serialised from the objects where they are: they are the whole
+/// dataset's metadata, written twice a commit, and cloning them into one
+/// `Value` first was a seventh of defining 500 variables.
 fn zmetadata(objects: &[(String, Value)], pending: Option<Value>) -> Vec<u8> {
-    let metadata: Map<String, Value> = objects.iter().cloned().collect();
-    let mut top = json!({"metadata": metadata, "zarr_consolidated_format": 1});
-    if let Some(marker) = pending {
-        top[PENDING] = marker;
+    serde_json::to_vec(&Consolidated { objects, pending }).unwrap_or_default()
+}
+
+/// `{"metadata": {key: object, ...}, "zarr_consolidated_format": 1}`,
+/// then the pending marker if any. The keys are distinct ([`render`]
+/// makes one object per key).
+struct Consolidated<'a> {
+    objects: &'a [(String, Value)],
+    pending: Option<Value>,
+}
+
+impl serde::Serialize for Consolidated<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Metadata<'a>(&'a [(String, Value)]);
+        impl serde::Serialize for Metadata<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(key, object)| (key, object)))
+            }
+        }
+        let mut top = serializer.serialize_map(None)?;
+        top.serialize_entry("metadata", &Metadata(self.objects))?;
+        top.serialize_entry("zarr_consolidated_format", &1)?;
+        if let Some(marker) = &self.pending {
+            top.serialize_entry(PENDING, marker)?;
+        }
+        top.end()
     }
-    json::to_bytes(&top)
 }
 
 /// Write `.zmetadata` for `objects` with the pending marker, durably.
@@ -429,6 +455,25 @@ mod tests {
     use crate::model::attrs::put_att;
     use crate::types::*;
     use crate::zmap::FileMap;
+
+    /// `.zmetadata` serialised in place is the document a `Value` built
+    /// from clones of the objects serialises to, numbers spelled as read.
+    #[test]
+    fn zmetadata_is_the_document_of_the_objects() {
+        let objects: Vec<(String, Value)> = vec![
+            (".zgroup".into(), json!({"zarr_format": 2})),
+            ("v/.zarray".into(), json::parse(br#"{"shape": [3], "fill_value": 1e300, "x": 0.1}"#).unwrap()),
+            ("v/.zattrs".into(), json!({"a": [1, "b", null], "nested": {"k": true}})),
+        ];
+        for pending in [None, Some(json!({"root": {".zgroup": null}}))] {
+            let metadata: Map<String, Value> = objects.iter().cloned().collect();
+            let mut expect = json!({"metadata": metadata, "zarr_consolidated_format": 1});
+            if let Some(marker) = &pending {
+                expect[PENDING] = marker.clone();
+            }
+            assert_eq!(String::from_utf8(zmetadata(&objects, pending)).unwrap(), expect.to_string());
+        }
+    }
 
     fn scratch_path(name: &str) -> std::path::PathBuf {
         std::env::temp_dir().join(format!("nczarr-rs-fmt-{}-{name}", std::process::id()))
