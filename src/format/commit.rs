@@ -258,8 +258,11 @@ fn clear_new(model: &Model, store: &dyn Zmap, state: &mut CommitState) -> NcResu
         }
         prefixes.extend(model.groups[g].vars.iter().filter(|v| v.stored_path.is_none()).map(|v| join(&gkey, &v.name)));
     }
-    // A new group's prefix covers its variables: one deletion does.
-    let covered = |p: &String| prefixes.iter().any(|q| p.starts_with(&format!("{q}/")));
+    // A new group's prefix covers its variables: one deletion does. (A
+    // prefix is covered when one of its ancestors is listed: looked up,
+    // not compared with every other prefix, which was quadratic.)
+    let listed: std::collections::HashSet<&str> = prefixes.iter().map(String::as_str).collect();
+    let covered = |p: &str| p.match_indices('/').any(|(at, _)| listed.contains(&p[..at]));
     let prefixes: Vec<String> = prefixes.iter().filter(|p| !covered(p) && maybe_holds(state, p)).cloned().collect();
     crate::workers::map(&prefixes, store.concurrency(), |p| store.delete_prefix(p))?;
     prefixes.iter().for_each(|p| forget(state, p));
