@@ -544,7 +544,10 @@ def full_section(doc, raw, failures, meta, lim):
     doc.title("Full suite: metadata, 500 variables x 10 attributes")
     doc.para("meta_create defines and writes them; meta_open opens, inquires every variable and reads every "
              "attribute, closes. Each library opens the store it created; zarr-python opens its own "
-             "(zarr_bench.py meta_create, then meta_open). " + CELLS)
+             "(zarr_bench.py meta_create, then meta_open). The C libraries run in turn, one rep a round, "
+             "each in a fresh directory after `sync` and a 6 s pause (ext4 scans past inodes freed in the "
+             "last seconds when it allocates one, which made creation times depend on the benchmark's own "
+             "deletions just before); medians of the rounds. " + CELLS)
     doc.table(FULL_HEADER, full_rows(raw, ["meta_create", "meta_open"], ["none"], failures, scale, lim))
     rows = variant_rows(raw, READS + WRITES, STORE_CODECS, ["ours-malloc", "c4101-malloc"], failures)
     if rows:
