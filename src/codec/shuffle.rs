@@ -49,13 +49,29 @@ pub fn unshuffle_into(data: &[u8], size: usize, out: &mut [u8]) {
         out.copy_from_slice(data);
         return;
     }
-    let done = simd::unshuffle(data, size, n, out);
-    for i in done..n {
+    unshuffle_span(data, n, 0, size, &mut out[..n * size]);
+    out[n * size..].copy_from_slice(&data[n * size..]);
+}
+
+/// Elements `first..first + out.len() / size` of byte planes `stride`
+/// bytes apart (plane j's byte of element i at `planes[j * stride + i]`),
+/// interleaved into `out`: part of an unshuffle, for a read that wants
+/// only some elements of a shuffled block.
+pub fn unshuffle_span(planes: &[u8], stride: usize, first: usize, size: usize, out: &mut [u8]) {
+    let count = out.len() / size.max(1);
+    assert!(
+        size >= 1
+            && count * size == out.len()
+            && first + count <= stride
+            && planes.len() >= (size - 1) * stride + first + count,
+        "unshuffle_span: planes too short"
+    );
+    let done = simd::unshuffle(planes, stride, first, size, count, out);
+    for i in done..count {
         for b in 0..size {
-            out[i * size + b] = data[b * n + i];
+            out[i * size + b] = planes[b * stride + first + i];
         }
     }
-    out[n * size..].copy_from_slice(&data[n * size..]);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -81,31 +97,35 @@ mod simd {
         }
     }
 
-    /// Undo [`shuffle`] for the first elements, as it does them.
-    pub fn unshuffle(data: &[u8], size: usize, n: usize, out: &mut [u8]) -> usize {
+    /// Undo [`shuffle`] for the first of `n` elements, as it does them,
+    /// taking them from element `first` of planes `stride` bytes apart.
+    pub fn unshuffle(data: &[u8], stride: usize, first: usize, size: usize, n: usize, out: &mut [u8]) -> usize {
         match size {
             // SAFETY: as in `shuffle`.
-            2 => unsafe { unshuffle_n::<2>(data, n, out) },
+            2 => unsafe { unshuffle_n::<2>(data, stride, first, n, out) },
             // SAFETY: as in `shuffle`.
-            4 => unsafe { unshuffle_n::<4>(data, n, out) },
+            4 => unsafe { unshuffle_n::<4>(data, stride, first, n, out) },
             // SAFETY: as in `shuffle`.
-            8 => unsafe { unshuffle_n::<8>(data, n, out) },
+            8 => unsafe { unshuffle_n::<8>(data, stride, first, n, out) },
             _ => 0,
         }
     }
 
-    /// Unshuffle the first `n / 16 * 16` of `n` elements (checked:
-    /// both buffers hold `n * S` bytes).
+    /// Unshuffle the first `n / 16 * 16` of `n` elements, from element
+    /// `first` of planes `stride` bytes apart (checked: the planes hold
+    /// them, `out` holds `n * S` bytes).
     #[target_feature(enable = "sse2")]
-    fn unshuffle_n<const S: usize>(data: &[u8], n: usize, out: &mut [u8]) -> usize {
-        assert!(data.len() >= n * S && out.len() >= n * S);
+    fn unshuffle_n<const S: usize>(data: &[u8], stride: usize, first: usize, n: usize, out: &mut [u8]) -> usize {
+        assert!(first + n <= stride && data.len() >= (S - 1) * stride + first + n && out.len() >= n * S);
         let blocks = n / STEP;
         for k in 0..blocks {
-            let i = k * STEP;
-            // SAFETY: plane j's bytes i..i+16 lie in data[j*n..(j+1)*n]
-            // (i + 16 <= n); unaligned loads.
-            let mut v: [__m128i; S] =
-                std::array::from_fn(|j| unsafe { _mm_loadu_si128(data.as_ptr().add(j * n + i) as *const __m128i) });
+            let i = first + k * STEP;
+            // SAFETY: plane j's bytes i..i+16 lie in
+            // data[j*stride..j*stride + first + n] (i + 16 <= first + n,
+            // checked above); unaligned loads.
+            let mut v: [__m128i; S] = std::array::from_fn(|j| unsafe {
+                _mm_loadu_si128(data.as_ptr().add(j * stride + i) as *const __m128i)
+            });
             // S planes (streams of one vector) become one stream of S
             // vectors: each round interleaves stream j with stream j + m/2.
             let mut m = S;
@@ -123,8 +143,8 @@ mod simd {
                 m /= 2;
             }
             for (t, vec) in v.iter().enumerate() {
-                // SAFETY: elements i..i+16 are out[i*S..(i+16)*S].
-                unsafe { _mm_storeu_si128(out.as_mut_ptr().add(i * S + t * 16) as *mut __m128i, *vec) };
+                // SAFETY: the step's elements are out[k*16*S..(k+1)*16*S].
+                unsafe { _mm_storeu_si128(out.as_mut_ptr().add(k * STEP * S + t * 16) as *mut __m128i, *vec) };
             }
         }
         blocks * STEP
@@ -175,7 +195,7 @@ mod simd {
     pub fn shuffle(_: &[u8], _: usize, _: usize, _: &mut [u8]) -> usize {
         0
     }
-    pub fn unshuffle(_: &[u8], _: usize, _: usize, _: &mut [u8]) -> usize {
+    pub fn unshuffle(_: &[u8], _: usize, _: usize, _: usize, _: usize, _: &mut [u8]) -> usize {
         0
     }
 }
@@ -217,6 +237,27 @@ mod tests {
                 let shuffled = shuffle(&data, size);
                 assert_eq!(shuffled, reference(&data, size), "size {size} len {len}");
                 assert_eq!(unshuffle(&shuffled, size), data, "size {size} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn spans_of_planes_are_the_same_elements_of_the_whole_unshuffle() {
+        for size in [1, 2, 3, 4, 8] {
+            let n = 100;
+            let data: Vec<u8> = (0..(n * size) as u32).map(|i| (i.wrapping_mul(2654435761) >> 9) as u8).collect();
+            let planes = shuffle(&data, size);
+            for first in [0, 1, 15, 16, 17, 50] {
+                for count in [0, 1, 15, 16, 17, 33, n - first] {
+                    let count = count.min(n - first);
+                    let mut out = vec![0u8; count * size];
+                    unshuffle_span(&planes, n, first, size, &mut out);
+                    assert_eq!(
+                        out,
+                        data[first * size..(first + count) * size],
+                        "size {size} first {first} count {count}"
+                    );
+                }
             }
         }
     }

@@ -95,10 +95,8 @@ pub fn decode_ranges(
             BlockForm::Planes => {
                 let (first, last) = (n.lo / typesize, n.hi.div_ceil(typesize));
                 plain.clear();
-                plain.reserve((last - first) * typesize);
-                for i in first..last {
-                    plain.extend((0..typesize).map(|j| scratch[j * neblock + i]));
-                }
+                plain.resize((last - first) * typesize, 0);
+                shuffle::unshuffle_span(&scratch[..bsize], neblock, first, typesize, &mut plain);
                 (&plain[..], first * typesize)
             }
             BlockForm::Whole => {
