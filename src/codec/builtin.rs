@@ -88,7 +88,8 @@ impl Codec for Zlib {
         let wrapper = if self.gzip { Wrapper::Gzip } else { Wrapper::Zlib };
         // Deflate expands at most 1032 times: a buffer that big holds
         // any stream this input can be, whatever `max_len` allows.
-        let mut out = crate::buffers::zeroed(max_len.min(data.len().saturating_mul(1032).saturating_add(64)))?;
+        // Only the bytes libdeflate writes are kept (truncated to them).
+        let mut out = crate::buffers::overwritable(max_len.min(data.len().saturating_mul(1032).saturating_add(64)))?;
         match inflate(wrapper, data, &mut out)? {
             Some(n) => {
                 out.truncate(n);
@@ -106,7 +107,7 @@ struct Shuffle {
 
 impl Codec for Shuffle {
     fn encode(&self, data: &[u8]) -> NcResult<Vec<u8>> {
-        let mut out = crate::buffers::zeroed(data.len())?;
+        let mut out = crate::buffers::overwritable(data.len())?;
         super::shuffle::shuffle_into(data, self.size, &mut out);
         Ok(out)
     }
@@ -115,7 +116,7 @@ impl Codec for Shuffle {
         if data.len() > max_len {
             return Err(NcError::EFILTER);
         }
-        let mut out = crate::buffers::zeroed(data.len())?;
+        let mut out = crate::buffers::overwritable(data.len())?;
         super::shuffle::unshuffle_into(data, self.size, &mut out);
         Ok(out)
     }
@@ -215,7 +216,8 @@ impl Codec for Lz4 {
         if size > max_len || size > block.len().saturating_mul(255).saturating_add(16) {
             return Err(NcError::EFILTER);
         }
-        let mut out = crate::buffers::zeroed(size)?;
+        // Decoded to exactly `size` bytes, or an error.
+        let mut out = crate::buffers::overwritable(size)?;
         super::contexts::lz4_decode_exact(block, &mut out)?;
         Ok(out)
     }

@@ -128,7 +128,8 @@ pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
             Wrapper::Zlib => c.zlib_compress_bound(data.len()),
             Wrapper::Gzip => c.gzip_compress_bound(data.len()),
         };
-        let mut out = crate::buffers::zeroed(bound)?;
+        // Truncated to what the encoder writes.
+        let mut out = crate::buffers::overwritable(bound)?;
         let n = match wrapper {
             Wrapper::Zlib => c.zlib_compress(data, &mut out),
             Wrapper::Gzip => c.gzip_compress(data, &mut out),
