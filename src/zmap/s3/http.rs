@@ -185,8 +185,12 @@ impl Http {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
         // Reserve what is announced, within reason: a lying header must
-        // not make us allocate gigabytes up front.
-        let mut data = Vec::with_capacity(announced.unwrap_or(0).min(64 << 20) as usize);
+        // not make us allocate gigabytes up front. A chunk's body comes
+        // from the spare buffers (the decode hands it back): a fresh one
+        // per GET was 50 k page faults per 370 MB read, on the cores the
+        // decoding and the server need.
+        let mut data =
+            crate::buffers::with_capacity(announced.unwrap_or(0).min(64 << 20) as usize).map_err(Failure::Fatal)?;
         if request.method != Method::Head {
             body.into_reader().read_to_end(&mut data).map_err(|_| Failure::Transient("body read"))?;
             if announced.is_some_and(|n| n != data.len() as u64) {
