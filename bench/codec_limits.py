@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Single-core encode and decode throughput of each benchmarked codec.
 
-    codec_limits.py [ct cy cx]      (chunk shape; default 16 128 256, ncz_bench's)
+    codec_limits.py [ct cy cx] [--save DIR]   (chunk shape; default 16 128 256, ncz_bench's)
 
 On the full suite's own data: 8 chunks of ncz_bench's analytic field taken
 across the cube, encoded and decoded with numcodecs on one thread (blosc's
@@ -9,6 +9,9 @@ own threads off). Prints "codec_<name> <decode GB/s> <encode GB/s> <ratio>"
 lines, GB/s counting the decoded bytes (1e9 per second), ratio = raw/encoded.
 These are what one core can do; a library reading with N threads can do at
 most N times as much, and a 2-core machine shares its cores with everything.
+--save DIR writes the encoded chunks to DIR/<name>.<i>: the bytes the full
+suite's read stores hold (zarr-python encodes them with numcodecs), which
+examples/codec_rates.rs decodes with our backends for the read bound.
 """
 import os
 import sys
@@ -65,13 +68,24 @@ def rate(fn, items, nbytes, min_seconds=0.5):
 
 
 def main():
-    ct, cy, cx = (int(a) for a in sys.argv[1:4]) if len(sys.argv) >= 4 else (16, 128, 256)
+    args = sys.argv[1:]
+    save = None
+    if "--save" in args:
+        at = args.index("--save")
+        save = args[at + 1]
+        del args[at:at + 2]
+        os.makedirs(save, exist_ok=True)
+    ct, cy, cx = (int(a) for a in args[0:3]) if len(args) >= 3 else (16, 128, 256)
     # 8 chunks spread over ncz_bench's cube (256 x 512 x 1024)
     origins = [(t, y, x) for t in (0, 128) for y in (0, 256) for x in (0, 512)]
     chunks = [zb.field(t, y, x, ct, cy, cx) for (t, y, x) in origins]
     raw_bytes = sum(c.nbytes for c in chunks)
     for name, (comp, filters) in CODECS.items():
         encoded = [encode(comp, filters, c) for c in chunks]
+        if save:
+            for i, e in enumerate(encoded):
+                with open(os.path.join(save, f"{name}.{i}"), "wb") as f:
+                    f.write(bytes(e))
         for c, e in zip(chunks, encoded):  # a codec that does not round-trip is no limit
             assert (np.frombuffer(decode(comp, filters, e), "<f4") == c.ravel()).all(), name
         dec = rate(lambda e: decode(comp, filters, e), encoded, raw_bytes)

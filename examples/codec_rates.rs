@@ -14,6 +14,13 @@
 //! Prints `ours_codec_<name> <decode GB/s> <encode GB/s> <ratio>`, GB/s
 //! counting decoded bytes (1e9 per second), ratio = raw / encoded; the best
 //! of 3 runs of at least 0.5 s each.
+//!
+//! `--numcodecs DIR` (the chunks `bench/codec_limits.py --save DIR` wrote:
+//! the same chunks as numcodecs encodes them, which is what the full
+//! suite's read stores hold) also prints `ours_decode_numcodecs_<name>
+//! <decode GB/s>`: our backends decoding what the reads decode. Encoders
+//! differ (ours is not zlib at level 1, for one), and so does the speed of
+//! decoding their output.
 
 use std::time::Instant;
 
@@ -62,7 +69,9 @@ fn rate<T>(items: &[T], nbytes: usize, mut f: impl FnMut(&T)) -> f64 {
 }
 
 fn main() {
-    let args: Vec<u32> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let numcodecs_dir = all.iter().position(|a| a == "--numcodecs").and_then(|at| all.get(at + 1)).cloned();
+    let args: Vec<u32> = all.iter().filter_map(|a| a.parse().ok()).collect();
     let shape = if args.len() >= 3 { (args[0], args[1], args[2]) } else { (16, 128, 256) };
     // 8 chunks spread over ncz_bench's cube (256 x 512 x 1024), as codec_limits.py.
     let mut chunks = Vec::new();
@@ -105,5 +114,19 @@ fn main() {
         });
         let ratio = raw_bytes as f64 / encoded.iter().map(Vec::len).sum::<usize>() as f64;
         println!("ours_codec_{name} {dec:.2} {enc:.2} {ratio:.2}");
+        if let Some(dir) = &numcodecs_dir {
+            let theirs: Vec<Vec<u8>> = (0..chunks.len())
+                .map_while(|i| std::fs::read(std::path::Path::new(dir).join(format!("{name}.{i}"))).ok())
+                .collect();
+            if theirs.len() == chunks.len() {
+                for (c, e) in chunks.iter().zip(&theirs) {
+                    assert!(chain.decode(e, chunk_bytes).expect("decode") == *c, "{name}: numcodecs' chunk");
+                }
+                let dec = rate(&theirs, raw_bytes, |e| {
+                    std::hint::black_box(chain.decode(e, chunk_bytes).expect("decode"));
+                });
+                println!("ours_decode_numcodecs_{name} {dec:.2}");
+            }
+        }
     }
 }
