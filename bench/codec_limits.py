@@ -13,6 +13,7 @@ most N times as much, and a 2-core machine shares its cores with everything.
 suite's read stores hold (zarr-python encodes them with numcodecs), which
 examples/codec_rates.rs decodes with our backends for the read bound.
 """
+import argparse
 import os
 import sys
 import time
@@ -68,14 +69,14 @@ def rate(fn, items, nbytes, min_seconds=0.5):
 
 
 def main():
-    args = sys.argv[1:]
-    save = None
-    if "--save" in args:
-        at = args.index("--save")
-        save = args[at + 1]
-        del args[at:at + 2]
+    ap = argparse.ArgumentParser(description="single-core rates of the benchmarked codecs")
+    ap.add_argument("shape", nargs="*", type=int, help="chunk shape ct cy cx (default 16 128 256)")
+    ap.add_argument("--save", help="write the encoded chunks here, as NAME.I")
+    args = ap.parse_args()
+    save = args.save
+    if save:
         os.makedirs(save, exist_ok=True)
-    ct, cy, cx = (int(a) for a in args[0:3]) if len(args) >= 3 else (16, 128, 256)
+    ct, cy, cx = args.shape[:3] if len(args.shape) >= 3 else (16, 128, 256)
     # 8 chunks spread over ncz_bench's cube (256 x 512 x 1024)
     origins = [(t, y, x) for t in (0, 128) for y in (0, 256) for x in (0, 512)]
     chunks = [zb.field(t, y, x, ct, cy, cx) for (t, y, x) in origins]
