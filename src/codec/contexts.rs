@@ -115,29 +115,33 @@ pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
         });
     }
     let level = level as i32;
-    let make = || {
+    let compressor = || -> NcResult<libdeflater::Compressor> {
         let lvl = libdeflater::CompressionLvl::new(level).map_err(|_| NcError::EFILTER)?;
-        Ok((level, libdeflater::Compressor::new(lvl)))
+        Ok(libdeflater::Compressor::new(lvl))
     };
-    with_context(&DEFLATER, make, |(at, c)| {
-        if *at != level {
-            *c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(level).map_err(|_| NcError::EFILTER)?);
-            *at = level;
-        }
-        let bound = match wrapper {
-            Wrapper::Zlib => c.zlib_compress_bound(data.len()),
-            Wrapper::Gzip => c.gzip_compress_bound(data.len()),
-        };
-        // Truncated to what the encoder writes.
-        let mut out = crate::buffers::overwritable(bound)?;
-        let n = match wrapper {
-            Wrapper::Zlib => c.zlib_compress(data, &mut out),
-            Wrapper::Gzip => c.gzip_compress(data, &mut out),
-        }
-        .map_err(|_| NcError::EFILTER)?;
-        out.truncate(n);
-        Ok(out)
-    })
+    with_context(
+        &DEFLATER,
+        || Ok((level, compressor()?)),
+        |(at, c)| {
+            if *at != level {
+                *c = compressor()?;
+                *at = level;
+            }
+            let bound = match wrapper {
+                Wrapper::Zlib => c.zlib_compress_bound(data.len()),
+                Wrapper::Gzip => c.gzip_compress_bound(data.len()),
+            };
+            // Truncated to what the encoder writes.
+            let mut out = crate::buffers::overwritable(bound)?;
+            let n = match wrapper {
+                Wrapper::Zlib => c.zlib_compress(data, &mut out),
+                Wrapper::Gzip => c.gzip_compress(data, &mut out),
+            }
+            .map_err(|_| NcError::EFILTER)?;
+            out.truncate(n);
+            Ok(out)
+        },
+    )
 }
 
 /// A gzip member (RFC 1952) around the raw deflate stream `deflated` of

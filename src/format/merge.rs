@@ -92,9 +92,9 @@ pub fn with_stored(
     // Only the v3 root needs its copy trimmed to compare; every other
     // object is compared where it is (cloning a dataset's every document
     // to compare it was a tenth of defining 500 variables).
-    let differs = |key: &str, value: &Value| match base.ours.get(key) {
-        _ if Some(key) == root_key => plain(key, base.ours.get(key)) != plain(key, Some(value)),
-        before => before != Some(value),
+    let differs = |key: &str, value: &Value| {
+        let before = base.ours.get(key);
+        if Some(key) == root_key { plain(key, before) != plain(key, Some(value)) } else { before != Some(value) }
     };
     let changed: Vec<&str> =
         ours.iter().filter(|(key, value)| differs(key, value)).map(|(key, _)| key.as_str()).collect();

@@ -15,11 +15,12 @@
 //!   a chunk written in pieces over many calls (one time step at a time)
 //!   is assembled in memory and encoded and stored once: by the call that
 //!   completes it when it is assembled a slab of rows at a time, else
-//!   when evicted or at the next commit. In batches that bound the memory they take, the
-//!   batch's chunks are taken from the cache (or read, or made of fill
-//!   where the write covers them), changed on several threads, and put
-//!   back; what the cache evicts then (every chunk, when it cannot hold
-//!   one) is stored, also on several threads.
+//!   when evicted or at the next commit. In batches that bound the memory
+//!   they take, the batch's chunks are taken from the cache (or read, or
+//!   made of fill where the write covers them), changed on several
+//!   threads, and put back (or stored, when just completed); what the
+//!   cache evicts then (every chunk, when it cannot hold one) is stored,
+//!   also on several threads.
 
 use std::ops::RangeInclusive;
 use std::sync::Mutex;
