@@ -890,7 +890,7 @@ impl Zmap for FileMap {
         if self.every_commit() {
             let _ = sync_path(&parent_of(&self.root), true);
         }
-        fs::remove_dir_all(&trash).map_err(io_err)
+        remove_any(&trash).map_err(io_err)
     }
 
     fn sync(&self) -> NcResult<()> {

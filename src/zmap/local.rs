@@ -48,9 +48,13 @@ pub(super) fn writer_is_dead(rest: &str) -> bool {
     r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
-/// Remove a file or a directory tree; a missing one is fine.
+/// Remove a file or a directory tree (its files on every core: see
+/// `tree.rs`); a missing one is fine.
 pub(super) fn remove_any(path: &Path) -> std::io::Result<()> {
     let result = match fs::symlink_metadata(path) {
+        #[cfg(target_os = "linux")]
+        Ok(meta) if meta.is_dir() => super::tree::remove_tree(path, super::cpus()),
+        #[cfg(not(target_os = "linux"))]
         Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
         Ok(_) => fs::remove_file(path),
         Err(e) => Err(e),

@@ -12,6 +12,8 @@ pub mod ranges;
 mod reference;
 mod s3;
 pub mod trace;
+#[cfg(target_os = "linux")]
+mod tree;
 mod zip;
 
 pub use durability::Durability;
