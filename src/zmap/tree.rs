@@ -42,6 +42,10 @@ struct Dir {
 /// on up to `threads` threads. A tree missing, or an entry gone
 /// meanwhile, is fine.
 pub(super) fn remove_tree(root: &Path, threads: usize) -> io::Result<()> {
+    if !Path::new("/proc/self/fd").is_dir() {
+        // No /proc to list directories through (a bare chroot).
+        return remove_on_one_core(root);
+    }
     let root_name = CString::new(root.as_os_str().as_bytes())?;
     let root_fd = match open_dir(libc::AT_FDCWD, &root_name) {
         Ok(fd) => fd,
@@ -49,10 +53,7 @@ pub(super) fn remove_tree(root: &Path, threads: usize) -> io::Result<()> {
         Err(e) => return Err(e),
     };
     let Some((dirs, files)) = walk(root_fd)? else {
-        return match fs::remove_dir_all(root) {
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            other => other,
-        };
+        return remove_on_one_core(root);
     };
     unlink_all(&dirs, &files, if files.len() < PARALLEL_FILES { 1 } else { threads })?;
     // Deepest first: the walk lists a directory after its parent.
@@ -63,6 +64,14 @@ pub(super) fn remove_tree(root: &Path, threads: usize) -> io::Result<()> {
     }
     drop(dirs);
     match fs::remove_dir(root) {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// `std::fs::remove_dir_all`, a missing tree fine.
+fn remove_on_one_core(root: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(root) {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
         other => other,
     }
