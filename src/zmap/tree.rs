@@ -79,7 +79,7 @@ fn remove_on_one_core(root: &Path) -> io::Result<()> {
 
 /// Every directory below the root (opened) and every other entry (by its
 /// directory's index and name), breadth first; `None` past
-/// [`MAX_OPEN_DIRS`].
+/// [`MAX_OPEN_DIRS`] or when descriptors run out.
 #[allow(clippy::type_complexity)]
 fn walk(root: OwnedFd) -> io::Result<Option<(Vec<Dir>, Vec<(usize, CString)>)>> {
     let mut dirs = vec![Dir { fd: root, parent: None }];
@@ -88,7 +88,12 @@ fn walk(root: OwnedFd) -> io::Result<Option<(Vec<Dir>, Vec<(usize, CString)>)>> 
     while at < dirs.len() {
         // Listed through the descriptor (its /proc name), not a path.
         let listing = format!("/proc/self/fd/{}", dirs[at].fd.as_raw_fd());
-        for entry in fs::read_dir(listing)? {
+        let entries = match fs::read_dir(listing) {
+            Ok(entries) => entries,
+            Err(e) if out_of_descriptors(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(e) if e.kind() == ErrorKind::NotFound => continue,
@@ -109,12 +114,19 @@ fn walk(root: OwnedFd) -> io::Result<Option<(Vec<Dir>, Vec<(usize, CString)>)>> 
                 // Swapped for a link or a file since it was listed: an
                 // entry like any other.
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => files.push((at, name)),
+                Err(e) if out_of_descriptors(&e) => return Ok(None),
                 Err(e) => return Err(e),
             }
         }
         at += 1;
     }
     Ok(Some((dirs, files)))
+}
+
+/// Has the process (or system) run out of file descriptors? Then the
+/// walk gives way to `remove_dir_all`, which holds fewer at once.
+fn out_of_descriptors(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 /// Unlink every file, on up to `threads` threads; the first error wins.
