@@ -28,13 +28,15 @@ use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Zmap;
 use super::beneath::Checked;
 use super::durability::Durability;
 use super::key::validate_key;
-use super::local::{TMP_PREFIX, parent_of, remove_any, sibling_prefix, sync_path, temp_name, writer_is_dead};
+use super::local::{
+    TMP_PREFIX, for_each_parallel, parent_of, remove_any, sibling_prefix, sync_path, temp_name, writer_is_dead,
+};
 use crate::error::{NcError, NcResult};
 
 /// Paths written since the last [`Zmap::sync`].
@@ -89,35 +91,6 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
     Err(std::io::Error::from(ErrorKind::Unsupported))
-}
-
-/// Run `f` on every item, on up to 16 scoped threads (whatever the number
-/// of CPUs: they wait on the disk, whose journal commits concurrent syncs
-/// together); the first error wins.
-fn for_each_parallel<T: Sync>(items: &[T], f: impl Fn(&T) -> std::io::Result<()> + Sync) -> std::io::Result<()> {
-    let threads = items.len().min(16);
-    if threads <= 1 {
-        return items.iter().try_for_each(f);
-    }
-    let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
-    crate::workers::run(threads, || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= items.len() {
-                break;
-            }
-            if let Err(e) = f(&items[i])
-                && let Ok(mut slot) = first_error.lock()
-            {
-                slot.get_or_insert(e);
-            }
-        }
-    });
-    match first_error.into_inner() {
-        Ok(Some(e)) => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// What [`put_unnamed`] did with the file it wrote.
@@ -916,8 +889,10 @@ impl Zmap for FileMap {
         }
         let files: Vec<PathBuf> = pending.files.iter().cloned().collect();
         let dirs: Vec<PathBuf> = pending.dirs.iter().cloned().collect();
-        let result = for_each_parallel(&files, |p| sync_path(p, false))
-            .and_then(|()| for_each_parallel(&dirs, |p| sync_path(p, true)));
+        // Up to 16 threads whatever the number of CPUs: they wait on the
+        // disk, whose journal commits concurrent syncs together.
+        let result = for_each_parallel(&files, 16, |p| sync_path(p, false))
+            .and_then(|()| for_each_parallel(&dirs, 16, |p| sync_path(p, true)));
         if let Err(e) = result {
             // Keep them for a retry.
             if let Ok(mut u) = self.unsynced.lock() {

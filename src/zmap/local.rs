@@ -5,7 +5,8 @@
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::error::{NcError, NcResult};
 
@@ -62,6 +63,34 @@ pub(super) fn remove_any(path: &Path) -> std::io::Result<()> {
     match result {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
         other => other,
+    }
+}
+
+/// Run `f` on every item, on up to `threads` scoped threads (one: on
+/// the calling thread); the first error wins.
+pub(super) fn for_each_parallel<T: Sync>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        return items.iter().try_for_each(f);
+    }
+    let next = AtomicUsize::new(0);
+    let first_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    crate::workers::run(threads, || {
+        while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if let Err(e) = f(item)
+                && let Ok(mut slot) = first_error.lock()
+            {
+                slot.get_or_insert(e);
+            }
+        }
+    });
+    match first_error.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
     }
 }
 

@@ -20,8 +20,8 @@ use std::io::{self, ErrorKind};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::local::for_each_parallel;
 
 /// Below this many files, the unlinks stay on the calling thread.
 const PARALLEL_FILES: usize = 32;
@@ -55,7 +55,8 @@ pub(super) fn remove_tree(root: &Path, threads: usize) -> io::Result<()> {
     let Some((dirs, files)) = walk(root_fd)? else {
         return remove_on_one_core(root);
     };
-    unlink_all(&dirs, &files, if files.len() < PARALLEL_FILES { 1 } else { threads })?;
+    let threads = if files.len() < PARALLEL_FILES { 1 } else { threads };
+    for_each_parallel(&files, threads, |(dir, name)| unlink_at(dirs[*dir].fd.as_raw_fd(), name, 0))?;
     // Deepest first: the walk lists a directory after its parent.
     for dir in dirs.iter().rev() {
         if let Some((parent, name)) = &dir.parent {
@@ -127,29 +128,6 @@ fn walk(root: OwnedFd) -> io::Result<Option<(Vec<Dir>, Vec<(usize, CString)>)>> 
 /// walk gives way to `remove_dir_all`, which holds fewer at once.
 fn out_of_descriptors(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-}
-
-/// Unlink every file, on up to `threads` threads; the first error wins.
-fn unlink_all(dirs: &[Dir], files: &[(usize, CString)], threads: usize) -> io::Result<()> {
-    let unlink = |(dir, name): &(usize, CString)| unlink_at(dirs[*dir].fd.as_raw_fd(), name, 0);
-    if threads <= 1 {
-        return files.iter().try_for_each(unlink);
-    }
-    let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<io::Error>> = Mutex::new(None);
-    crate::workers::run(threads, || {
-        while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-            if let Err(e) = unlink(file)
-                && let Ok(mut slot) = first_error.lock()
-            {
-                slot.get_or_insert(e);
-            }
-        }
-    });
-    match first_error.into_inner() {
-        Ok(Some(e)) => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// Open the directory `name` (relative to `at`) without following a link.
