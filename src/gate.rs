@@ -9,7 +9,9 @@
 //! * every library call (each C entry point's [`guard`](crate::capi)) and
 //!   every accessor of process-wide state (the dataset table, the plugin
 //!   registry, the `.ncrc` table, the log switch, the cache defaults)
-//!   runs while its thread holds the gate shared, re-entrantly;
+//!   runs while its thread holds the gate shared, re-entrantly; a
+//!   call's worker threads run on its hold ([`lend`]), since the call
+//!   waits for them before it leaves;
 //! * `fork()` takes the gate exclusively first (a `pthread_atfork`
 //!   handler registered when the library is loaded). It therefore waits
 //!   until no other thread is inside the library and keeps new calls out
@@ -79,6 +81,27 @@ impl Drop for Inside {
         if depth == 0 {
             ACTIVE.fetch_sub(1, SeqCst);
         }
+    }
+}
+
+/// Proof that this thread works for a call in progress on another thread
+/// (a worker of [`crate::workers`]); leaving it when dropped.
+#[must_use]
+pub struct Lent(());
+
+/// Let this thread in on behalf of a call that is inside the gate on
+/// another thread and waits for this one before it leaves (its workers):
+/// never waits. The call already counts as inside, so a fork waits for
+/// it, and so for this thread's work; were the worker to wait for the
+/// fork too, the three would wait for each other for ever.
+pub fn lend() -> Lent {
+    DEPTH.set(DEPTH.get() + 1);
+    Lent(())
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        DEPTH.set(DEPTH.get() - 1);
     }
 }
 
@@ -170,6 +193,36 @@ mod tests {
             }
         }
         assert!(unguarded.is_empty(), "process-wide locks used outside the call gate in {unguarded:?}");
+    }
+
+    /// A call's worker threads reach process-wide state (the spare
+    /// buffers) through the gate. A fork that closed the gate meanwhile
+    /// waits for the call, and the call for its workers: they must get
+    /// in, or all three wait for ever.
+    #[test]
+    fn a_calls_workers_get_in_while_a_fork_waits_for_the_call() {
+        let (done, finished) = std::sync::mpsc::channel();
+        let call = std::thread::spawn(move || {
+            let _call = enter();
+            crate::workers::run(2, || {
+                while !FORKING.load(SeqCst) {
+                    std::thread::sleep(POLL);
+                }
+                let _inside = enter();
+            });
+            done.send(()).unwrap();
+        });
+        let forker = std::thread::spawn(|| {
+            before_fork();
+            after_fork_in_parent();
+        });
+        if finished.recv_timeout(std::time::Duration::from_secs(20)).is_err() {
+            // The gate stays closed: every other test would hang.
+            eprintln!("a call's workers were kept out by the fork waiting for the call");
+            std::process::abort();
+        }
+        call.join().unwrap();
+        forker.join().unwrap();
     }
 
     #[test]

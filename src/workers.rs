@@ -200,6 +200,9 @@ fn run_scoped(limit: usize, wanted: usize, worker: &(dyn Fn(&Scope) + Sync)) {
     let scope_ref = &scope;
     let body = move || {
         CURRENT.set(scope_ref);
+        // The call is inside the gate (on the thread that started the
+        // outermost run) until every worker is joined.
+        let _lent = crate::gate::lend();
         worker(scope_ref);
     };
     if spawned == 0 {
