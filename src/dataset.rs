@@ -190,7 +190,7 @@ impl Dataset {
             created: true,
             ncproperties: Some(ncproperties),
             caches: HashMap::new(),
-            owner_pid: std::process::id(),
+            owner_pid: crate::gate::process_id(),
             commit,
             durability,
             parallel: None,
@@ -322,7 +322,7 @@ impl Dataset {
             created: false,
             ncproperties: read.ncproperties,
             caches: HashMap::new(),
-            owner_pid: std::process::id(),
+            owner_pid: crate::gate::process_id(),
             commit: Default::default(),
             durability,
             parallel: None,
@@ -346,7 +346,7 @@ impl Dataset {
     /// itself are its own. Called on every access, before the call uses
     /// the dataset.
     pub fn adopt_if_inherited(&mut self) {
-        let pid = std::process::id();
+        let pid = crate::gate::process_id();
         if self.owner_pid == pid {
             return;
         }

@@ -80,7 +80,7 @@ impl Comm {
     pub unsafe fn from_raw(handle: *mut c_void) -> Comm {
         // SAFETY: a live handle, per this function's contract.
         let (rank, size) = unsafe { (nczrs_mpi_rank(handle), nczrs_mpi_size(handle)) };
-        Comm { handle, rank: rank.max(0) as usize, size: size.max(1) as usize, owner_pid: std::process::id() }
+        Comm { handle, rank: rank.max(0) as usize, size: size.max(1) as usize, owner_pid: crate::gate::process_id() }
     }
 
     /// This process's rank (local).
@@ -202,7 +202,7 @@ fn offsets(lengths: &[usize]) -> Vec<usize> {
 
 impl Drop for Comm {
     fn drop(&mut self) {
-        if std::process::id() != self.owner_pid {
+        if crate::gate::process_id() != self.owner_pid {
             // A forked child closing an inherited dataset: MPI is its
             // parent's; the handle is left to the parent.
             return;

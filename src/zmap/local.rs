@@ -25,7 +25,7 @@ pub(super) fn parent_of(path: &Path) -> PathBuf {
 pub(super) fn temp_name(dir: &Path, prefix: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{prefix}{}.{n}", std::process::id()))
+    dir.join(format!("{prefix}{}.{n}", crate::gate::process_id()))
 }
 
 /// The hidden sibling names a store is built under or deleted from:
@@ -41,7 +41,7 @@ pub(super) fn writer_is_dead(rest: &str) -> bool {
     let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<libc::pid_t>().ok()) else {
         return false;
     };
-    if pid <= 0 || pid as u32 == std::process::id() {
+    if pid <= 0 || pid as u32 == crate::gate::process_id() {
         return false;
     }
     // SAFETY: signal 0 only checks that the process exists.

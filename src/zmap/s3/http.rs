@@ -94,7 +94,7 @@ fn new_agent(s: &Settings) -> ureq::Agent {
 
 impl Http {
     pub fn new(settings: &Settings) -> Http {
-        Http { settings: settings.clone(), agent: Mutex::new((std::process::id(), new_agent(settings))) }
+        Http { settings: settings.clone(), agent: Mutex::new((crate::gate::process_id(), new_agent(settings))) }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -104,7 +104,7 @@ impl Http {
     /// This process's pool (a clone shares it).
     fn agent(&self) -> ureq::Agent {
         let mut slot = self.agent.lock().unwrap_or_else(PoisonError::into_inner);
-        let pid = std::process::id();
+        let pid = crate::gate::process_id();
         if slot.0 != pid {
             let inherited = std::mem::replace(&mut *slot, (pid, new_agent(&self.settings)));
             // Dropping it could shut down or write on the parent's sockets.

@@ -57,7 +57,7 @@ fn now() -> u64 {
 fn cached(id: &str, fetch: impl FnOnce() -> NcResult<Fetched>) -> NcResult<Option<Credentials>> {
     let _inside = crate::gate::enter();
     let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    let pid = std::process::id();
+    let pid = crate::gate::process_id();
     let cache = match &mut *guard {
         Some(c) if c.pid == pid => c,
         slot => slot.insert(Cache { pid, entries: Vec::new() }),

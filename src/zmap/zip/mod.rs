@@ -193,7 +193,7 @@ impl ZipMap {
             durability,
             unsynced: Default::default(),
             state: Mutex::new(state),
-            owner_pid: std::process::id(),
+            owner_pid: crate::gate::process_id(),
         }
     }
 
@@ -443,7 +443,7 @@ impl Zmap for ZipMap {
         if !state.dirty {
             return Ok(());
         }
-        if std::process::id() != self.owner_pid {
+        if crate::gate::process_id() != self.owner_pid {
             return Err(NcError::EPERM);
         }
         let durable = self.durability == Durability::EveryCommit;
