@@ -1858,6 +1858,44 @@ fn symbolic_links_out_of_the_store_are_refused() {
 }
 
 #[test]
+fn a_fifo_in_the_store_is_refused_not_waited_on() {
+    // A named pipe in place of a chunk or a metadata object: opening it
+    // to read would wait for a writer that never comes.
+    fn fifo_at(path: std::path::PathBuf) {
+        std::fs::remove_file(&path).unwrap();
+        let name = std::ffi::CString::new(path.into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+    }
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for kind in [Kind::Pure, Kind::Current] {
+            let s = dataset(&format!("fifo-{kind:?}"), kind);
+            fifo_at(s.path("v/0"));
+            let nc = s.open().unwrap();
+            for (what, r) in read_v_chunk0(&nc) {
+                assert_eq!(r, Err(NC_ENCZARR), "{kind:?} {what}");
+            }
+            assert_eq!(nc.floats("v", &[2], &[2]), Ok(vec![3.0, 4.0]), "{kind:?}: the other chunk");
+            drop(nc);
+            fifo_at(s.path("v/.zarray"));
+            expect_open(&s, NC_ENCZARR, &format!("{kind:?} v/.zarray a fifo"));
+        }
+        // A pipe named as the dataset itself: a zip archive, a directory.
+        let pipe = scratch("fifo-dataset");
+        let _ = std::fs::remove_file(&pipe);
+        std::fs::write(&pipe, b"").unwrap();
+        fifo_at(pipe.clone());
+        for mode in ["zarr,zip", "nczarr,zip", "nczarr,file", "zarr,file"] {
+            let url = format!("file://{}#mode={mode}", pipe.display());
+            assert_eq!(open_url(&url).err(), Some(NC_ENOTNC), "{mode}");
+        }
+        std::fs::remove_file(&pipe).unwrap();
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(std::time::Duration::from_secs(60)).expect("a read waited on a fifo");
+}
+
+#[test]
 fn a_link_loop_stops_at_the_depth_limit() {
     use std::os::unix::fs::symlink;
     let s = dataset("loop", Kind::Pure);

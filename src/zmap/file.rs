@@ -404,43 +404,53 @@ impl FileMap {
 }
 
 impl FileMap {
-    /// The file under `key`, open for reading; `None` when there is none.
-    fn open_object(&self, key: &str) -> NcResult<Option<fs::File>> {
-        use std::os::unix::fs::OpenOptionsExt;
+    /// The file under `key`, open for reading, and what it is; `None`
+    /// when there is none (or a directory, which has no content of its
+    /// own). Anything but a regular file (a named pipe, which would block
+    /// the open and every read for a writer that never comes; a device)
+    /// is NC_ENCZARR.
+    fn open_object(&self, key: &str) -> NcResult<Option<(fs::File, fs::Metadata)>> {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         validate_key(key)?;
         super::beneath::check(&self.root, &self.checked, key, false)?;
         let path = if key.is_empty() { self.root.clone() } else { self.root.join(key) };
-        // The object itself is opened without following a link instead
-        // of looked at (`lstat`) first: one system call less per object,
-        // a thousand per 500-variable open. Only an object that is a link
-        // is checked (as `read_path` does), then followed.
-        let opened = match fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path) {
+        // O_NONBLOCK: a named pipe opens at once (it changes nothing for
+        // regular files). The object itself is opened without following
+        // a link instead of looked at (`lstat`) first: one system call
+        // less per object, a thousand per 500-variable open. Only an
+        // object that is a link is checked (as `read_path` does), then
+        // followed.
+        let open = |flags| fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | flags).open(&path);
+        let opened = match open(libc::O_NOFOLLOW) {
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                 super::beneath::check(&self.root, &self.checked, key, true)?;
-                fs::File::open(&path)
+                open(0)
             }
             opened => opened,
         };
-        match opened {
-            Ok(f) => Ok(Some(f)),
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
-            Err(e) => Err(NcError::from_io(&e)),
+        let file = match opened {
+            Ok(f) => f,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err(NcError::from_io(&e)),
+        };
+        let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Ok(None);
         }
+        if kind.is_fifo() || kind.is_socket() || kind.is_char_device() || kind.is_block_device() {
+            return Err(NcError::ENCZARR);
+        }
+        Ok(Some((file, meta)))
     }
 
     /// [`Zmap::read_into`], checking the object's length first when `size`
     /// is given.
     fn read_into_sized(&self, key: &str, size: Option<u64>, segments: &mut [(u64, &mut [u8])]) -> NcResult<bool> {
         use std::os::fd::AsRawFd;
-        let Some(file) = self.open_object(key)? else { return Ok(false) };
-        if let Some(size) = size {
-            let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
-            if meta.is_dir() {
-                return Ok(false);
-            }
-            if meta.len() != size {
-                return Err(NcError::ENCZARR);
-            }
+        let Some((file, meta)) = self.open_object(key)? else { return Ok(false) };
+        if size.is_some_and(|size| meta.len() != size) {
+            return Err(NcError::ENCZARR);
         }
         // Consecutive segments whose file ranges follow each other go in one
         // preadv call (at most IOV_MAX buffers each).
@@ -492,11 +502,7 @@ impl Zmap for FileMap {
             // A key that names a directory has no content of its own.
             matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory | ErrorKind::IsADirectory)
         };
-        let Some(mut file) = self.open_object(key)? else { return Ok(None) };
-        let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
-        if meta.is_dir() {
-            return Ok(None);
-        }
+        let Some((mut file, meta)) = self.open_object(key)? else { return Ok(None) };
         // Into a buffer of the file's size, recycled if one is spare.
         let mut data = crate::buffers::with_capacity(usize::try_from(meta.len()).map_err(|_| NcError::ENOMEM)?)?;
         // Through `take` (unlimited): `File`'s own read_to_end would ask
@@ -512,11 +518,7 @@ impl Zmap for FileMap {
     /// Read straight into a buffer of the right size, not zeroed first
     /// (`read_to_end` fills its spare room), its length checked first.
     fn get_exact(&self, key: &str, size: usize) -> NcResult<Option<Vec<u8>>> {
-        let Some(file) = self.open_object(key)? else { return Ok(None) };
-        let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
-        if meta.is_dir() {
-            return Ok(None);
-        }
+        let Some((file, meta)) = self.open_object(key)? else { return Ok(None) };
         if meta.len() != size as u64 {
             return Err(NcError::ENCZARR);
         }
@@ -537,11 +539,7 @@ impl Zmap for FileMap {
     /// The size from the file's metadata, then one `pread`.
     fn get_suffix(&self, key: &str, len: usize) -> NcResult<Option<Vec<u8>>> {
         use std::os::unix::fs::FileExt;
-        let Some(file) = self.open_object(key)? else { return Ok(None) };
-        let meta = file.metadata().map_err(io_err)?;
-        if meta.is_dir() {
-            return Ok(None);
-        }
+        let Some((file, meta)) = self.open_object(key)? else { return Ok(None) };
         let start = meta.len().checked_sub(len as u64).ok_or(NcError::ENCZARR)?;
         let mut out = crate::buffers::zeroed(len)?;
         file.read_exact_at(&mut out, start).map_err(|_| NcError::ENCZARR)?;
@@ -551,13 +549,9 @@ impl Zmap for FileMap {
     /// One open, one `pread` per range.
     fn get_ranges(&self, key: &str, ranges: &[(u64, usize)]) -> NcResult<Option<Vec<Vec<u8>>>> {
         use std::os::unix::fs::FileExt;
-        let Some(file) = self.open_object(key)? else { return Ok(None) };
+        let Some((file, meta)) = self.open_object(key)? else { return Ok(None) };
         // Ranges past the end are refused before any buffer is made for
         // them (a length read from a damaged shard index may be huge).
-        let meta = file.metadata().map_err(io_err)?;
-        if meta.is_dir() {
-            return Ok(None);
-        }
         if ranges.iter().any(|&(o, l)| o.checked_add(l as u64).is_none_or(|end| end > meta.len())) {
             return Err(NcError::ENCZARR);
         }
