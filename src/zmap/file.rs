@@ -35,7 +35,8 @@ use super::beneath::Checked;
 use super::durability::Durability;
 use super::key::validate_key;
 use super::local::{
-    TMP_PREFIX, for_each_parallel, parent_of, remove_any, sibling_prefix, sync_path, temp_name, writer_is_dead,
+    TMP_PREFIX, for_each_parallel, is_special, open_without_waiting, parent_of, remove_any, sibling_prefix, sync_path,
+    temp_name, writer_is_dead,
 };
 use crate::error::{NcError, NcResult};
 
@@ -406,42 +407,30 @@ impl FileMap {
 impl FileMap {
     /// The file under `key`, open for reading, and what it is; `None`
     /// when there is none (or a directory, which has no content of its
-    /// own). Anything but a regular file (a named pipe, which would block
-    /// the open and every read for a writer that never comes; a device)
-    /// is NC_ENCZARR.
+    /// own). Anything else but a regular file (a named pipe, a device) is
+    /// NC_ENCZARR.
     fn open_object(&self, key: &str) -> NcResult<Option<(fs::File, fs::Metadata)>> {
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         validate_key(key)?;
         super::beneath::check(&self.root, &self.checked, key, false)?;
         let path = if key.is_empty() { self.root.clone() } else { self.root.join(key) };
-        // O_NONBLOCK: a named pipe opens at once (it changes nothing for
-        // regular files). The object itself is opened without following
-        // a link instead of looked at (`lstat`) first: one system call
-        // less per object, a thousand per 500-variable open. Only an
-        // object that is a link is checked (as `read_path` does), then
-        // followed.
-        let open = |flags| fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | flags).open(&path);
-        let opened = match open(libc::O_NOFOLLOW) {
+        // The object itself is opened without following a link instead
+        // of looked at (`lstat`) first: one system call less per object,
+        // a thousand per 500-variable open. Only an object that is a link
+        // is checked (as `read_path` does), then followed.
+        let opened = match open_without_waiting(&path, libc::O_NOFOLLOW) {
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                 super::beneath::check(&self.root, &self.checked, key, true)?;
-                open(0)
+                open_without_waiting(&path, 0)
             }
             opened => opened,
         };
-        let file = match opened {
-            Ok(f) => f,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return Ok(None),
-            Err(e) => return Err(NcError::from_io(&e)),
-        };
-        let meta = file.metadata().map_err(|e| NcError::from_io(&e))?;
-        let kind = meta.file_type();
-        if kind.is_dir() {
-            return Ok(None);
+        match opened {
+            Ok((_, meta)) if meta.is_dir() => Ok(None),
+            Ok((_, meta)) if is_special(&meta) => Err(NcError::ENCZARR),
+            Ok(opened) => Ok(Some(opened)),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
+            Err(e) => Err(NcError::from_io(&e)),
         }
-        if kind.is_fifo() || kind.is_socket() || kind.is_char_device() || kind.is_block_device() {
-            return Err(NcError::ENCZARR);
-        }
-        Ok(Some((file, meta)))
     }
 
     /// [`Zmap::read_into`], checking the object's length first when `size`

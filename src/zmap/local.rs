@@ -13,6 +13,41 @@ use crate::error::{NcError, NcResult};
 /// Temporary files are named `<TMP_PREFIX><pid>.<n>`; listings skip them.
 pub(super) const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
 
+/// Open a local file to read without waiting: a named pipe would block
+/// the open, and then every read, for a writer that never comes. Opened
+/// `O_NONBLOCK` (which changes nothing for a regular file), it opens at
+/// once; the metadata returned with it says what it is (see
+/// [`is_special`]). `flags` are added (`O_NOFOLLOW`).
+pub(crate) fn open_without_waiting(path: &Path, flags: libc::c_int) -> std::io::Result<(fs::File, fs::Metadata)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | flags).open(path)?;
+    let meta = file.metadata()?;
+    Ok((file, meta))
+}
+
+/// Neither a regular file nor a directory: a named pipe, a socket, a
+/// device. Never an object of a store, nor a file a store is made of.
+pub(crate) fn is_special(meta: &fs::Metadata) -> bool {
+    !meta.is_file() && !meta.is_dir()
+}
+
+/// A local file's bytes, read with [`open_without_waiting`]; `None` when
+/// there is none, `special` when it is a directory or [`is_special`].
+pub(crate) fn read_regular(path: &Path, special: NcError) -> NcResult<Option<Vec<u8>>> {
+    let (mut file, meta) = match open_without_waiting(path, 0) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(NcError::from_io(&e)),
+    };
+    if !meta.is_file() {
+        return Err(special);
+    }
+    let mut bytes = crate::buffers::with_capacity(usize::try_from(meta.len()).map_err(|_| NcError::ENOMEM)?)?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, u64::MAX), &mut bytes)
+        .map_err(|e| NcError::from_io(&e))?;
+    Ok(Some(bytes))
+}
+
 /// The directory holding `path` ("." for a bare name).
 pub(super) fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {

@@ -52,10 +52,13 @@ impl ReferenceMap {
     pub fn open(file: &Storage, params: &[(String, String)]) -> NcResult<ReferenceMap> {
         let index = match file {
             Storage::File(path) if path.is_dir() => {
-                let zmetadata = std::fs::read(path.join(".zmetadata")).map_err(|e| NcError::from_io(&e))?;
+                let zmetadata = crate::zmap::local::read_regular(&path.join(".zmetadata"), NcError::ENOTNC)?
+                    .ok_or(NcError::ENOOBJECT)?;
                 Index::Parquet(Box::new(ParquetRefs::open(&zmetadata, RecordStore::Local(path.clone()))?))
             }
-            Storage::File(path) => Index::Json(parse::parse(&std::fs::read(path).map_err(|e| NcError::from_io(&e))?)?),
+            Storage::File(path) => Index::Json(parse::parse(
+                &crate::zmap::local::read_regular(path, NcError::ENOTNC)?.ok_or(NcError::ENOOBJECT)?,
+            )?),
             Storage::S3(loc) | Storage::Http(loc) => open_remote(loc, matches!(file, Storage::Http(_)), params)?,
             Storage::Zip(_) | Storage::Reference(_) => return Err(NcError::EURL),
         };
@@ -323,6 +326,30 @@ mod tests {
         let (dir, map) = setup("missing", r#"{"a/0": ["nowhere.bin", 0, 4]}"#);
         assert_eq!(map.get("a/0"), Err(NcError::ENOOBJECT));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A named pipe as a target, or as the reference file: refused at
+    /// once, never waited on for a writer.
+    #[test]
+    fn named_pipes_are_refused_not_waited_on() {
+        fn fifo(path: &std::path::Path) {
+            let _ = std::fs::remove_file(path);
+            let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid C string.
+            assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+        }
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (dir, map) = setup("fifo", r#"{"a/0": ["pipe", 0, 4], "a/1": ["pipe"]}"#);
+            fifo(&dir.join("pipe"));
+            assert_eq!(map.get("a/0"), Err(NcError::ENCZARR), "a range of a pipe");
+            assert_eq!(map.get("a/1"), Err(NcError::ENCZARR), "a whole pipe");
+            fifo(&dir.join("refs.json"));
+            assert_eq!(ReferenceMap::open(&Storage::File(dir.join("refs.json")), &[]).err(), Some(NcError::ENOTNC));
+            std::fs::remove_dir_all(&dir).unwrap();
+            done.send(()).unwrap();
+        });
+        finished.recv_timeout(std::time::Duration::from_secs(60)).expect("a pipe was waited on");
     }
 
     /// Parquet references in a directory: metadata from `.zmetadata`,

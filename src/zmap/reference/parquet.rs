@@ -81,11 +81,7 @@ impl RecordStore {
     /// An object below the references' root; None if absent.
     pub fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
         match self {
-            RecordStore::Local(dir) => match std::fs::read(dir.join(key)) {
-                Ok(bytes) => Ok(Some(bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(NcError::from_io(&e)),
-            },
+            RecordStore::Local(dir) => crate::zmap::local::read_regular(&dir.join(key), NcError::ENCZARR),
             RecordStore::Remote { store, prefix } => store.get(&format!("{prefix}/{key}")),
         }
     }

@@ -210,7 +210,7 @@ impl Targets {
     /// The whole of a target.
     pub fn read_all(&self, target: usize) -> NcResult<Vec<u8>> {
         match self.source(target)? {
-            Source::Local(path) => std::fs::read(&*path).map_err(|e| NcError::from_io(&e)),
+            Source::Local(path) => crate::zmap::local::read_regular(&path, NcError::ENCZARR)?.ok_or(NcError::ENOOBJECT),
             Source::Remote { store, key } => store.get(&key)?.ok_or(NcError::ENOOBJECT),
         }
     }
@@ -220,7 +220,11 @@ impl Targets {
         if let Some(f) = files.get(&target) {
             return Ok(f.clone());
         }
-        let f = Arc::new(File::open(path).map_err(|e| NcError::from_io(&e))?);
+        let (file, meta) = crate::zmap::local::open_without_waiting(path, 0).map_err(|e| NcError::from_io(&e))?;
+        if !meta.is_file() {
+            return Err(NcError::ENCZARR);
+        }
+        let f = Arc::new(file);
         files.insert(target, f.clone());
         Ok(f)
     }

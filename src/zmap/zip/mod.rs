@@ -56,16 +56,8 @@ struct Base {
 
 impl Base {
     fn open(path: &Path, prefix: Option<&str>) -> NcResult<(Base, String)> {
-        use std::os::unix::fs::OpenOptionsExt;
-        // O_NONBLOCK: a named pipe opens at once instead of waiting for
-        // a writer (it changes nothing for a regular file), and is then
-        // refused with anything else that is not a file.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| NcError::from_io(&e))?;
-        if !file.metadata().map_err(|e| NcError::from_io(&e))?.is_file() {
+        let (file, meta) = super::local::open_without_waiting(path, 0).map_err(|e| NcError::from_io(&e))?;
+        if !meta.is_file() {
             return Err(NcError::ENOTNC);
         }
         let index = Index::read(&file)?;
