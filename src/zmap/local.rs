@@ -31,17 +31,21 @@ pub(crate) fn is_special(meta: &fs::Metadata) -> bool {
     !meta.is_file() && !meta.is_dir()
 }
 
-/// A local file's bytes, read with [`open_without_waiting`]; `None` when
-/// there is none, `special` when it is a directory or [`is_special`].
-pub(crate) fn read_regular(path: &Path, special: NcError) -> NcResult<Option<Vec<u8>>> {
-    let (mut file, meta) = match open_without_waiting(path, 0) {
-        Ok(opened) => opened,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(NcError::from_io(&e)),
-    };
-    if !meta.is_file() {
-        return Err(special);
+/// A local file open to read (with [`open_without_waiting`]) and its
+/// metadata; `None` when there is none, `special` when it is a directory
+/// or [`is_special`].
+pub(crate) fn open_regular(path: &Path, special: NcError) -> NcResult<Option<(fs::File, fs::Metadata)>> {
+    match open_without_waiting(path, 0) {
+        Ok((_, meta)) if !meta.is_file() => Err(special),
+        Ok(opened) => Ok(Some(opened)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(NcError::from_io(&e)),
     }
+}
+
+/// A local file's bytes, as [`open_regular`] finds it.
+pub(crate) fn read_regular(path: &Path, special: NcError) -> NcResult<Option<Vec<u8>>> {
+    let Some((mut file, meta)) = open_regular(path, special)? else { return Ok(None) };
     let mut bytes = crate::buffers::with_capacity(usize::try_from(meta.len()).map_err(|_| NcError::ENOMEM)?)?;
     std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, u64::MAX), &mut bytes)
         .map_err(|e| NcError::from_io(&e))?;

@@ -220,10 +220,7 @@ impl Targets {
         if let Some(f) = files.get(&target) {
             return Ok(f.clone());
         }
-        let (file, meta) = crate::zmap::local::open_without_waiting(path, 0).map_err(|e| NcError::from_io(&e))?;
-        if !meta.is_file() {
-            return Err(NcError::ENCZARR);
-        }
+        let (file, _) = crate::zmap::local::open_regular(path, NcError::ENCZARR)?.ok_or(NcError::ENOOBJECT)?;
         let f = Arc::new(file);
         files.insert(target, f.clone());
         Ok(f)

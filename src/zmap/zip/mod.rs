@@ -56,10 +56,7 @@ struct Base {
 
 impl Base {
     fn open(path: &Path, prefix: Option<&str>) -> NcResult<(Base, String)> {
-        let (file, meta) = super::local::open_without_waiting(path, 0).map_err(|e| NcError::from_io(&e))?;
-        if !meta.is_file() {
-            return Err(NcError::ENOTNC);
-        }
+        let (file, _) = super::local::open_regular(path, NcError::ENOTNC)?.ok_or(NcError::ENOOBJECT)?;
         let index = Index::read(&file)?;
         let prefix = match prefix {
             Some(p) => p.to_string(),
