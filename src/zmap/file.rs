@@ -35,8 +35,8 @@ use super::beneath::Checked;
 use super::durability::Durability;
 use super::key::validate_key;
 use super::local::{
-    TMP_PREFIX, for_each_parallel, is_special, open_without_waiting, parent_of, remove_any, sibling_prefix, sync_path,
-    temp_name, writer_is_dead,
+    TMP_PREFIX, for_each_parallel, is_special, open_without_waiting, parent_of, read_opened, remove_any,
+    sibling_prefix, sync_path, temp_name, writer_is_dead,
 };
 use crate::error::{NcError, NcResult};
 
@@ -487,21 +487,10 @@ impl Zmap for FileMap {
     }
 
     fn get(&self, key: &str) -> NcResult<Option<Vec<u8>>> {
-        let missing = |e: &std::io::Error| {
-            // A key that names a directory has no content of its own.
-            matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory | ErrorKind::IsADirectory)
-        };
-        let Some((mut file, meta)) = self.open_object(key)? else { return Ok(None) };
-        // Into a buffer of the file's size, recycled if one is spare.
-        let mut data = crate::buffers::with_capacity(usize::try_from(meta.len()).map_err(|_| NcError::ENOMEM)?)?;
-        // Through `take` (unlimited): `File`'s own read_to_end would ask
-        // the size (statx) and position (lseek) again first, two system
-        // calls per metadata object, a thousand per 500-variable open.
-        match std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, u64::MAX), &mut data) {
-            Ok(_) => Ok(Some(data)),
-            Err(e) if missing(&e) => Ok(None),
-            Err(e) => Err(NcError::from_io(&e)),
-        }
+        // A key that names a directory (no content of its own) or nothing
+        // is None from `open_object`.
+        let Some((file, meta)) = self.open_object(key)? else { return Ok(None) };
+        read_opened(file, &meta).map(Some)
     }
 
     /// Read straight into a buffer of the right size, not zeroed first
