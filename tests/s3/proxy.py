@@ -8,7 +8,8 @@ connection per client connection; keep-alive on both sides; one thread
 per client connection, so hundreds of requests can be in flight.
 
 Every request is recorded (method, path, query, Range header, status,
-start and end times) and the number in flight is tracked (`max_in_flight`).
+start and end times), the number in flight is tracked (`max_in_flight`),
+and so is the number of connections accepted (`accepted`).
 Faults are queued with `fault(...)` and consumed by matching requests:
 
     status    answer with an error status (500, 503; `slowdown=True` sends
@@ -192,6 +193,7 @@ class Proxy:
         self.listener.listen(1024)
         self.port = self.listener.getsockname()[1]
         self.conns = set()
+        self.accepted = 0  # client connections accepted so far
         self.thread = threading.Thread(target=self._accept_loop, daemon=True)
         self.thread.start()
 
@@ -281,6 +283,7 @@ class Proxy:
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.lock:
                 self.conns.add(client)
+                self.accepted += 1
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _take_fault(self, method, path):

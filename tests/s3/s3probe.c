@@ -17,6 +17,10 @@
  *                                     OFFSETs, also how many values are
  *                                     neither i + one of them nor the fill
  *                                     value: "fill F other O"
+ *   s3probe rereads URL N             readbig N times in this process, each
+ *                                     an nc_open to nc_close, reading a
+ *                                     line of stdin between them (so a test
+ *                                     can look at the server in between)
  *   s3probe growrec URL START N       r(t unlimited, x 256), rows START..
  *                                     START+N-1 written: "close S"
  */
@@ -238,6 +242,14 @@ int main(int argc, char **argv)
         return writebig(url, strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10), atoi(argv[5]), 0);
     if (!strcmp(cmd, "rewrite") && argc == 4) return writebig(url, 0, 0, atoi(argv[3]), 1);
     if (!strcmp(cmd, "readbig")) return readbig(url, argc - 3, argv + 3);
+    if (!strcmp(cmd, "rereads") && argc == 4) {
+        char line[64];
+        for (int i = atoi(argv[3]); i > 0; i--) {
+            readbig(url, 0, NULL);
+            if (i > 1 && !fgets(line, sizeof line, stdin)) return 1;
+        }
+        return 0;
+    }
     if (!strcmp(cmd, "growrec") && argc == 5) return growrec(url, strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
     fprintf(stderr, "bad command\n");
     return 2;

@@ -4,6 +4,8 @@ flight. Counts and orderings only, never durations; where overlap has to
 be observable the proxy delays responses, so that requests the library
 sends together are seen together."""
 
+import subprocess
+
 from conftest import BUCKET, run, s3_url, status_of
 from proxy import overlapping
 
@@ -90,6 +92,38 @@ def test_many_chunks_read_concurrently(progs, server, prefix, env, proxy_for):
     assert len(chunk_gets) == 128 and len({r.key for r in chunk_gets}) == 128
     assert overlapping(chunk_gets) >= 32, f"peak {overlapping(chunk_gets)} chunk GETs in flight"
     assert proxy.max_in_flight <= 64, f"peak {proxy.max_in_flight} requests in flight (s3.concurrency 64)"
+
+
+def test_later_opens_reuse_idle_connections(progs, s3sfs_server, prefix, env, proxy_for):
+    """Datasets opened one after another in one process share the
+    process's connection pool: the second and third opens of a store find
+    the first's connections idle and connect no more (over https, each new
+    connection is a TLS handshake). Requests are delayed so that the first
+    read keeps many in flight, and so opens many connections. s3s-fs only:
+    moto's server closes every connection after one answer, so there is
+    nothing to reuse."""
+    server = s3sfs_server
+    url = s3_url(server.endpoint, BUCKET, f"{prefix}/big.zarr")
+    assert status_of(run(progs["s3probe"], "writebig", url, 64, 256, 0, env=env).stdout, "close") == 0
+    proxy = proxy_for(server)
+    proxy.fault("delay", count=None, method="GET", seconds=0.2)
+    probe = subprocess.Popen([str(progs["s3probe"]), "rereads", s3_url(proxy.endpoint, BUCKET, f"{prefix}/big.zarr"),
+                              "3"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        accepted = []
+        for _ in range(3):
+            assert probe.stdout.readline().strip() == "values offset 0"
+            proxy.snapshot()  # every request answered
+            accepted.append(proxy.accepted)
+            probe.stdin.write("next\n")
+            probe.stdin.flush()
+        assert probe.wait(timeout=60) == 0
+    finally:
+        probe.kill()
+    chunk_gets = [r for r in proxy.object_gets() if "/v/" in r.key]
+    assert len(chunk_gets) == 3 * 64, len(chunk_gets)
+    assert accepted[0] >= 32, accepted
+    assert accepted[2] == accepted[0], f"connections accepted after each open: {accepted}"
 
 
 def check_commit_order(puts, summary, var="v", metadata_after=False):

@@ -6,9 +6,15 @@
 //! retried: everything else (refused credentials, missing objects, ...),
 //! which the caller interprets.
 //!
-//! The connection pool (a ureq `Agent`) belongs to the process that built
-//! it: a forked child builds its own and forgets (never drops) the
-//! inherited one, whose sockets are its parent's.
+//! Connection pools (ureq `Agent`s) are the process's, shared by every
+//! dataset opened with the same timeouts and concurrency: a program that
+//! opens file after file on one endpoint reuses the connections an
+//! earlier dataset left idle, where a pool per dataset connected (and
+//! over https, shook hands) anew at every `nc_open`. A pooled connection
+//! the server has closed meanwhile is probed and dropped before use
+//! (ureq does), so it costs no attempt. A pool belongs to the process
+//! that built it: a forked child builds its own and forgets (never
+//! drops) the inherited ones, whose sockets are its parent's.
 
 use std::cell::Cell;
 use std::io::Read;
@@ -73,8 +79,42 @@ enum Failure {
 
 pub struct Http {
     settings: Settings,
-    /// The pool and the process that built it.
+    /// This dataset's handle on its pool, and the process it was taken in.
     agent: Mutex<(u32, ureq::Agent)>,
+}
+
+/// What shapes a pool: datasets that agree on it share one.
+type PoolKey = (Duration, Duration, usize);
+
+fn pool_key(s: &Settings) -> PoolKey {
+    (s.connect_timeout, s.read_timeout, s.concurrency)
+}
+
+/// The process's pools, at most [`POOLS_KEPT`] (the oldest is let go,
+/// its connections closed once no open dataset still holds it), with the
+/// process that built them. Locked only inside the call gate.
+static POOLS: Mutex<(u32, Vec<(PoolKey, ureq::Agent)>)> = Mutex::new((0, Vec::new()));
+const POOLS_KEPT: usize = 4;
+
+/// The pool for datasets with settings `s`: this process's, shared.
+fn shared_agent(s: &Settings) -> ureq::Agent {
+    let _inside = crate::gate::enter();
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    let pid = crate::gate::process_id();
+    if pools.0 != pid {
+        // Dropping them could shut down or write on the parent's sockets.
+        std::mem::forget(std::mem::replace(&mut *pools, (pid, Vec::new())));
+    }
+    let key = pool_key(s);
+    if let Some((_, agent)) = pools.1.iter().find(|(k, _)| *k == key) {
+        return agent.clone();
+    }
+    if pools.1.len() == POOLS_KEPT {
+        pools.1.remove(0);
+    }
+    let agent = new_agent(s);
+    pools.1.push((key, agent.clone()));
+    agent
 }
 
 fn new_agent(s: &Settings) -> ureq::Agent {
@@ -94,7 +134,7 @@ fn new_agent(s: &Settings) -> ureq::Agent {
 
 impl Http {
     pub fn new(settings: &Settings) -> Http {
-        Http { settings: settings.clone(), agent: Mutex::new((crate::gate::process_id(), new_agent(settings))) }
+        Http { settings: settings.clone(), agent: Mutex::new((crate::gate::process_id(), shared_agent(settings))) }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -106,7 +146,7 @@ impl Http {
         let mut slot = self.agent.lock().unwrap_or_else(PoisonError::into_inner);
         let pid = crate::gate::process_id();
         if slot.0 != pid {
-            let inherited = std::mem::replace(&mut *slot, (pid, new_agent(&self.settings)));
+            let inherited = std::mem::replace(&mut *slot, (pid, shared_agent(&self.settings)));
             // Dropping it could shut down or write on the parent's sockets.
             std::mem::forget(inherited);
         }
