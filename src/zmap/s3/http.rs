@@ -12,9 +12,10 @@
 //! earlier dataset left idle, where a pool per dataset connected (and
 //! over https, shook hands) anew at every `nc_open`. A pooled connection
 //! the server has closed meanwhile is probed and dropped before use
-//! (ureq does), so it costs no attempt. A pool belongs to the process
-//! that built it: a forked child builds its own and forgets (never
-//! drops) the inherited ones, whose sockets are its parent's.
+//! (ureq does), so it costs no attempt; one the server closes just as
+//! it is used fails like any reset, and is retried. A pool belongs to
+//! the process that built it: a forked child builds its own and forgets
+//! (never drops) the inherited ones, whose sockets are its parent's.
 
 use std::cell::Cell;
 use std::io::Read;
