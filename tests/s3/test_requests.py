@@ -122,7 +122,9 @@ def test_later_opens_reuse_idle_connections(progs, s3sfs_server, prefix, env, pr
         probe.kill()
     chunk_gets = [r for r in proxy.object_gets() if "/v/" in r.key]
     assert len(chunk_gets) == 3 * 64, len(chunk_gets)
-    assert accepted[0] >= 32, accepted
+    # Many connections at first (the delays keep requests in flight), but
+    # never more than s3.concurrency (64) requests in flight need.
+    assert 32 <= accepted[0] <= 64, accepted
     assert accepted[2] == accepted[0], f"connections accepted after each open: {accepted}"
 
 
