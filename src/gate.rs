@@ -24,10 +24,19 @@
 //!
 //! Datasets a child inherits are its parent's: see
 //! [`Dataset::adopt_if_inherited`](crate::dataset::Dataset).
+//!
+//! One kind of library thread outlives the call that starts it: a
+//! dataset's write-behind storer (`io::write_behind`), started by
+//! [`spawn_outliving`]. It counts as inside the gate from before it starts
+//! until its work is done, so a fork waits for its work as for a call's;
+//! and the fork then joins it (it can only be ending by then), so no
+//! library thread is ever copied into a child half-exited.
 
 use std::cell::Cell;
+use std::sync::Mutex;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Threads inside the library now.
@@ -106,6 +115,74 @@ impl Drop for Lent {
     }
 }
 
+/// Threads started by [`spawn_outliving`] and not joined yet: (id, the
+/// process that started it, its handle). Locked only inside the gate, or
+/// by a fork that has closed it.
+static OUTLIVING: Mutex<Vec<(u64, u32, JoinHandle<()>)>> = Mutex::new(Vec::new());
+static NEXT_OUTLIVING: AtomicU64 = AtomicU64::new(1);
+
+fn outliving() -> std::sync::MutexGuard<'static, Vec<(u64, u32, JoinHandle<()>)>> {
+    OUTLIVING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Start a thread whose `work` may go on after the calling call returns
+/// (call inside the gate). The thread counts as inside the gate from now
+/// until `work` returns: a fork waits for it, and `work` runs as a call's
+/// worker does (gated accessors never wait for the fork). Returns its id
+/// for [`join_outliving`].
+pub fn spawn_outliving(name: &str, work: impl FnOnce() + Send + 'static) -> std::io::Result<u64> {
+    debug_assert!(DEPTH.get() > 0, "spawn_outliving outside the gate");
+    /// The thread's place inside the gate, taken by the starting call.
+    struct Held;
+    impl Drop for Held {
+        fn drop(&mut self) {
+            ACTIVE.fetch_sub(1, SeqCst);
+        }
+    }
+    // The caller is inside, so no fork has closed the gate: one that is
+    // waiting now waits for this thread's work too.
+    ACTIVE.fetch_add(1, SeqCst);
+    let held = Held;
+    let handle = std::thread::Builder::new().name(name.to_string()).spawn(move || {
+        let lent = lend();
+        work();
+        drop(lent);
+        drop(held);
+    })?;
+    let id = NEXT_OUTLIVING.fetch_add(1, Relaxed);
+    let mut threads = outliving();
+    forget_inherited(&mut threads);
+    threads.push((id, process_id(), handle));
+    Ok(id)
+}
+
+/// Wait until the thread [`spawn_outliving`] named `id` is gone (call
+/// inside the gate); at once if a fork has joined it already.
+pub fn join_outliving(id: u64) {
+    let found = {
+        let mut threads = outliving();
+        forget_inherited(&mut threads);
+        threads.iter().position(|(i, _, _)| *i == id).map(|k| threads.swap_remove(k))
+    };
+    if let Some((_, _, handle)) = found {
+        // Its work is wrapped by its owner: a panic cannot reach here.
+        let _ = handle.join();
+    }
+}
+
+/// In a forked child, the parent's threads (listed when a fork came from
+/// inside a call, which joins nothing) do not exist: never join them.
+fn forget_inherited(threads: &mut Vec<(u64, u32, JoinHandle<()>)>) {
+    let me = process_id();
+    if threads.iter().all(|(_, pid, _)| *pid == me) {
+        return;
+    }
+    let (mine, theirs): (Vec<_>, Vec<_>) = std::mem::take(threads).into_iter().partition(|(_, pid, _)| *pid == me);
+    // Dropping a handle detaches its thread: not one that is not here.
+    std::mem::forget(theirs);
+    *threads = mine;
+}
+
 /// A page the kernel clears in every forked child (`MADV_WIPEONFORK`),
 /// holding this process's id once asked (0: not yet, or forked since).
 /// Null where the kernel cannot (before Linux 4.14): then every ask is a
@@ -175,6 +252,16 @@ extern "C" fn before_fork() {
     CLOSED_BY_ME.set(true);
     while ACTIVE.load(SeqCst) > 0 {
         std::thread::sleep(POLL);
+    }
+    // Every thread that outlived its call has done its work (it counted
+    // as inside): it is ending, or gone. Wait until it is gone.
+    let ending: Vec<_> = {
+        let mut threads = outliving();
+        forget_inherited(&mut threads);
+        std::mem::take(&mut *threads)
+    };
+    for (_, _, handle) in ending {
+        let _ = handle.join();
     }
 }
 

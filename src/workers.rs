@@ -1,12 +1,14 @@
 //! The library's only way to run work on several threads: scoped workers
 //! that are all gone, joined, when the call returns.
 //!
-//! No library thread may outlive a call (a `fork` between calls must find
-//! none: see `gate.rs`). `thread::scope` alone waits only for the workers'
-//! closures to return and then detaches them, so they could still be
-//! exiting (running TLS destructors, freeing their bookkeeping) when the
-//! call returned, and a fork just then copied them half-gone into the
-//! child. Joining each waits until the thread is gone.
+//! No worker may outlive its call (a `fork` between calls must find no
+//! library thread half-done: see `gate.rs`; the one thread that outlives
+//! a call, a write's storer, starts through `gate::spawn_outliving`,
+//! which a fork waits for and joins). `thread::scope` alone waits only
+//! for the workers' closures to return and then detaches them, so they
+//! could still be exiting (running TLS destructors, freeing their
+//! bookkeeping) when the call returned, and a fork just then copied them
+//! half-gone into the child. Joining each waits until the thread is gone.
 //!
 //! **One budget per call.** The outermost [`run`] or [`map`] of a call
 //! sets how many threads the whole call may use (its `threads`, for
