@@ -101,7 +101,7 @@ abi-check: build
 # Then again on zip archives, the tests that use only the API (the others
 # look at the directory store's files).
 CTESTS_ON_ZIP = t_atts t_cbuffers t_dims t_fork t_fork_after_threads t_groups t_misc t_process t_quantize \
-	t_threads t_udt t_v2 t_write_errors
+	t_threads t_udt t_v2 t_write_behind t_write_errors
 ctest: build
 	ctests/run.sh $(LIBDIR)
 	NCZARR_RS_CTEST_STORAGE=zip ctests/run.sh $(LIBDIR) $(CTESTS_ON_ZIP)

@@ -7,7 +7,9 @@
  *
  * Each case runs in its own child process:
  * - a file size limit (setrlimit RLIMIT_FSIZE, SIGXFSZ ignored): EFBIG,
- *   for data and for metadata;
+ *   for data and for metadata, and for chunks a write handed on to be
+ *   stored behind it (src/io/write_behind.rs): that write returns, the
+ *   failure comes from nc_sync and nc_close, and the retry stores them;
  * - a read-only directory (as root, the child drops to nobody, since root
  *   ignores permissions): NC_EAUTH, a commit failing half-way;
  * - the store deleted underneath: NC_ENOOBJECT, and it is not recreated;
@@ -146,6 +148,51 @@ static int file_has(const char *dir, const char *name, const char *needle)
     fclose(f);
     buf[n] = 0;
     return strstr(buf, needle) != NULL;
+}
+
+/* EFBIG for chunks stored behind the write that completed them: each of
+ * the 8 steps sets one row of 4 KiB in each of the two 32 KiB chunks of
+ * [8][2][1024] ints, which the eighth step completes and hands on. */
+static int efbig_behind(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    char path[512];
+    TRUE_OR_FAIL(getcwd(path, 400) != NULL);
+    strcat(path, "/behind.zarr");
+    const char *url = url_of(path);
+    int nc, rd, d[3], v, nvars;
+    static int step[2 * 1024], all[8 * 2 * 1024];
+    size_t chunks[3] = {8, 1, 1024};
+    OK(nc_create(url, NC_CLOBBER, &nc));
+    OK(nc_def_dim(nc, "t", 8, &d[0]));
+    OK(nc_def_dim(nc, "y", 2, &d[1]));
+    OK(nc_def_dim(nc, "x", 1024, &d[2]));
+    OK(nc_def_var(nc, "v", NC_INT, 3, d, &v));
+    OK(nc_def_var_chunking(nc, v, NC_CHUNKED, chunks));
+    OK(nc_enddef(nc));
+    set_fsize(20000);
+    for (int t = 0; t < 8; t++) {
+        for (int i = 0; i < 2 * 1024; i++) step[i] = t * 100000 + i;
+        size_t start[3] = {(size_t)t, 0, 0}, count[3] = {1, 2, 1024};
+        OK(nc_put_vara_int(nc, v, start, count, step)); /* the last one too: it hands on */
+    }
+    OK(nc_inq_nvars(nc, &nvars)); /* waits for the storer, whose stores failed */
+    EQ_INT(nvars, 1);
+    ERR(EFBIG, nc_sync(nc));
+    ERR(EFBIG, nc_close(nc));
+    OK(nc_open(url, NC_NOWRITE, &rd));
+    OK(nc_get_var_int(rd, v, all));
+    for (int i = 0; i < 8 * 2 * 1024; i++) EQ_INT(all[i], NC_FILL_INT);
+    OK(nc_close(rd));
+    set_fsize(RLIM_INFINITY);
+    OK(nc_close(nc)); /* the retry stores them */
+    OK(nc_open(url, NC_NOWRITE, &rd));
+    OK(nc_get_var_int(rd, v, all));
+    for (int t = 0; t < 8; t++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 1024; x++) EQ_INT(all[(t * 2 + y) * 1024 + x], t * 100000 + y * 1024 + x);
+    OK(nc_close(rd));
+    return 0;
 }
 
 /* ---- read-only directory ------------------------------------------- */
@@ -342,6 +389,7 @@ static int run(const char *name, int (*f)(void))
 int main(void)
 {
     int failed = run("EFBIG (file size limit)", efbig);
+    failed += run("EFBIG behind a write", efbig_behind);
     failed += run("read-only directory", readonly);
     failed += run("store deleted underneath", deleted);
     failed += run("ENOSPC (full tmpfs)", enospc);

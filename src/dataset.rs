@@ -68,6 +68,9 @@ pub struct Dataset {
     /// Opened by `nc_create_par`/`nc_open_par` (src/parallel): commits
     /// and aborts are collective.
     pub parallel: Option<Box<crate::parallel::Parallel>>,
+    /// Chunks a write completed, being stored on a thread of their own
+    /// (`io::write_behind`): every call but a write waits for them first.
+    pub in_flight: Option<crate::io::write_behind::InFlight>,
 }
 
 /// The `_NCProperties` we write: netcdf-c's provenance format plus our own
@@ -111,9 +114,18 @@ fn check_plain_path(path: &std::path::Path) -> NcResult<()> {
     }
 }
 
-/// Lock a shared dataset for a call. A poisoned lock means an earlier
-/// call panicked half-way through; its state cannot be trusted.
+/// Lock a shared dataset for a call, once chunks a write handed on are
+/// stored (`io::write_behind`). A poisoned lock means an earlier call
+/// panicked half-way through; its state cannot be trusted.
 pub fn lock(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
+    let mut ds = lock_for_write(shared)?;
+    crate::io::write_behind::settle(&mut ds)?;
+    Ok(ds)
+}
+
+/// [`lock`] for a write, which may leave chunks handed on in flight (it
+/// waits for those it touches itself).
+pub fn lock_for_write(shared: &Mutex<Dataset>) -> NcResult<MutexGuard<'_, Dataset>> {
     let mut ds = shared.lock().map_err(|_| NcError::EINTERNAL)?;
     ds.adopt_if_inherited();
     Ok(ds)
@@ -191,6 +203,7 @@ impl Dataset {
             ncproperties: Some(ncproperties),
             caches: HashMap::new(),
             owner_pid: crate::gate::process_id(),
+            in_flight: None,
             commit,
             durability,
             parallel: None,
@@ -323,6 +336,7 @@ impl Dataset {
             ncproperties: read.ncproperties,
             caches: HashMap::new(),
             owner_pid: crate::gate::process_id(),
+            in_flight: None,
             commit: Default::default(),
             durability,
             parallel: None,
@@ -356,6 +370,7 @@ impl Dataset {
         // The parent's unwritten chunks stay readable here, but must never
         // be written from here when evicted.
         self.caches.values_mut().for_each(ChunkCache::mark_clean);
+        crate::io::write_behind::inherit(self);
     }
 
     /// Remove a dataset's whole store (`nc_delete`). It must open as a

@@ -172,6 +172,21 @@ fn lookup(inside: &gate::Inside, ncid: i32) -> NcResult<(Shared, usize)> {
 
 /// Run `f` on the dataset and group an ncid names.
 pub fn with<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) -> NcResult<R> {
+    with_locked(ncid, lock, f)
+}
+
+/// [`with`] for a data write: chunks an earlier write handed on may still
+/// be in flight (`io::write_behind`); the write waits for those it
+/// touches.
+pub fn with_writing<R>(ncid: i32, f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>) -> NcResult<R> {
+    with_locked(ncid, crate::dataset::lock_for_write, f)
+}
+
+fn with_locked<R>(
+    ncid: i32,
+    lock: for<'a> fn(&'a Mutex<Dataset>) -> NcResult<MutexGuard<'a, Dataset>>,
+    f: impl FnOnce(&mut Dataset, usize) -> NcResult<R>,
+) -> NcResult<R> {
     let inside = gate::enter();
     let (ds, grp) = lookup(&inside, ncid)?;
     let mut guard = lock(&ds)?;

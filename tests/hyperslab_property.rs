@@ -6,7 +6,7 @@ use std::ffi::CString;
 
 use netcdf::capi::data_typed::{nc_get_var_int, nc_get_vars_double, nc_put_vars_int};
 use netcdf::capi::dim::nc_def_dim;
-use netcdf::capi::file::{nc_close, nc_create, nc_enddef, nc_open};
+use netcdf::capi::file::{nc_close, nc_create, nc_enddef, nc_inq_nvars, nc_open};
 use netcdf::capi::var::{nc_def_var, nc_def_var_chunking};
 use proptest::prelude::*;
 
@@ -116,9 +116,11 @@ proptest! {
     }
 }
 
-/// A chunk assembled a time step per call is stored by the call that
-/// completes it, not kept until evicted (io/write.rs, `change_batch`),
-/// while a chunk one call writes whole stays cached until the close; a
+/// A chunk assembled a time step per call is stored once the call that
+/// completes it has handed it on (io/write.rs, `change_batch`; stored
+/// behind that call, io/write_behind.rs, and so by the time the next
+/// other call returns), not kept until evicted, while a chunk one call
+/// writes whole stays cached until the close; a
 /// step rewritten after its chunk was stored is read back, changed and
 /// stored again at the close. Every value checked before and after.
 #[test]
@@ -154,7 +156,10 @@ fn a_chunk_assembled_step_by_step_is_stored_when_complete() {
         }
         assert!(chunk_objects().is_empty(), "nothing stored before the chunk is whole: {:?}", chunk_objects());
         check(nc_put_vara_int(ncid, v, [3, 0, 0].as_ptr(), [1, ny, nx].as_ptr(), step(3, 1).as_ptr()));
-        assert_eq!(chunk_objects(), ["0.0.0"], "the completed chunk is stored by the call that completed it");
+        let mut nvars = 0;
+        check(nc_inq_nvars(ncid, &mut nvars)); // waits for the chunks stored behind the write
+        assert_eq!(nvars, 1);
+        assert_eq!(chunk_objects(), ["0.0.0"], "the completed chunk is stored once handed on");
         // Steps 4-7, one chunk, in one call: cached until the close.
         let rest: Vec<i32> = (4..8).flat_map(|t| step(t, 1)).collect();
         check(nc_put_vara_int(ncid, v, [4, 0, 0].as_ptr(), [4, ny, nx].as_ptr(), rest.as_ptr()));

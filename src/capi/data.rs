@@ -106,7 +106,7 @@ pub unsafe fn get(ncid: c_int, varid: c_int, form: Form, args: SlabArgs, ip: *mu
 /// `op` must hold the selection; the slab pointers as for the form.
 pub unsafe fn put(ncid: c_int, varid: c_int, form: Form, args: SlabArgs, op: *const c_void, mem_type: c_int) -> c_int {
     guard(|| {
-        registry::with(ncid, |ds, grp| {
+        registry::with_writing(ncid, |ds, grp| {
             ds.model.check_writable()?;
             let sel = unsafe { selection(ds, grp, varid, form, args, Access::Write) }?;
             if op.is_null() && !sel.is_empty() {

@@ -19,6 +19,7 @@ mod shard;
 pub mod shared;
 mod unfilled;
 mod write;
+pub mod write_behind;
 
 pub use cache::{CacheSettings, ChunkCache};
 pub use selection::{Access, Selection};

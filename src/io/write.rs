@@ -33,6 +33,7 @@ use super::grid::{ChunkPart, chunk_parts};
 use super::layout::VarLayout;
 use super::selection::Selection;
 use super::unfilled::{Unfilled, whole_rows};
+use super::write_behind;
 use crate::dataset::Dataset;
 use crate::error::{NcError, NcResult};
 use crate::types::NcType;
@@ -74,6 +75,11 @@ pub(super) unsafe fn write_chunks(
     if ds.parallel.is_some() && !layout.text.is_vlen() {
         // SAFETY: our contract, passed on.
         return unsafe { write_shared(ds, (grp, varid), &layout, sel, parts, mem_type, &values) };
+    }
+    // A chunk an earlier write handed on must be stored before this one
+    // reads or replaces it.
+    if ds.in_flight.as_ref().is_some_and(|f| f.holds_any((grp, varid as usize), parts.iter().map(|p| &p.idx[..]))) {
+        write_behind::settle(ds)?;
     }
     let cache = cache_for(ds, grp, varid);
     let (whole, partial): (Vec<ChunkPart>, Vec<ChunkPart>) =
@@ -369,6 +375,9 @@ unsafe fn change_batch(
     // any write leaves it): the others may be fill the write never got to.
     let cacheable = cache.can_hold(layout.chunk_bytes());
     let mut to_store = Vec::new();
+    // Chunks this call completed, assembled over several calls: handed on
+    // to be stored while the caller goes on (`write_behind`).
+    let mut finished = Vec::new();
     for ((((part, chunk), cached), unfilled), rows) in parts.iter().zip(chunks).zip(from_cache).zip(unfilled).zip(rows)
     {
         let Some(mut chunk) = chunk.filter(|_| cached || changed.is_ok()) else { continue };
@@ -397,11 +406,23 @@ unsafe fn change_batch(
             if let Some(pending) = unfilled {
                 pending.complete(&mut chunk);
             }
-            to_store.push((part.idx.clone(), chunk));
+            if assembled { &mut finished } else { &mut to_store }.push((part.idx.clone(), chunk));
         }
     }
     let stored = store_all(store, layout, to_store);
+    let handed = if hands_on(ds, layout) {
+        write_behind::hand_on(ds, (grp, varid as usize), layout, finished)
+    } else {
+        store_all(ds.store.as_ref(), layout, finished)
+    };
     let range_error = changed?;
     stored?;
+    handed?;
     Ok(range_error)
+}
+
+/// Are chunks this call completed stored on a thread of their own
+/// (`write_behind`)? Not a parallel dataset's (its commits are collective).
+fn hands_on(ds: &Dataset, layout: &VarLayout) -> bool {
+    ds.parallel.is_none() && write_behind::can_hand_on(layout)
 }
