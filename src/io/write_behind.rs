@@ -162,19 +162,23 @@ pub fn settle(ds: &mut Dataset) -> NcResult<()> {
     crate::gate::join_outliving(flight.storer);
     let (var, job) = (flight.var, Arc::clone(&flight.job));
     drop(flight);
-    let job = match Arc::try_unwrap(job) {
-        Ok(job) => job,
-        // Not reached (the storer's reference went with it); its chunks
-        // are then kept as they are.
-        Err(_) => return Ok(()),
-    };
     let mut unstored = Vec::new();
-    for ((idx, data), failed) in job.chunks.into_iter().zip(&job.unstored) {
-        if failed.load(SeqCst) {
-            unstored.push((idx, data));
-        } else {
-            crate::buffers::recycle(data);
+    match Arc::try_unwrap(job) {
+        // The storer's reference went with it: the chunks are ours again.
+        Ok(job) => {
+            for ((idx, data), failed) in job.chunks.into_iter().zip(&job.unstored) {
+                if failed.load(SeqCst) {
+                    unstored.push((idx, data));
+                } else {
+                    crate::buffers::recycle(data);
+                }
+            }
         }
+        // Should another reference remain, what was not stored is kept
+        // all the same, copied.
+        Err(job) => unstored.extend(
+            job.chunks.iter().zip(&job.unstored).filter(|(_, failed)| failed.load(SeqCst)).map(|(c, _)| c.clone()),
+        ),
     }
     if unstored.is_empty() {
         return Ok(());
