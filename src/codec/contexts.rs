@@ -15,6 +15,8 @@ thread_local! {
     static ZSTD_ENCODER: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
     static INFLATER: RefCell<Option<libdeflater::Decompressor>> = const { RefCell::new(None) };
     static DEFLATER: RefCell<Option<(i32, libdeflater::Compressor)>> = const { RefCell::new(None) };
+    static FAST_DEFLATER: RefCell<Option<Box<miniz_oxide::deflate::core::CompressorOxide>>> =
+        const { RefCell::new(None) };
 }
 
 /// Run `f` with this thread's context from `slot`, made by `make` when
@@ -66,7 +68,12 @@ pub fn zstd_encode(data: &[u8], level: i32) -> NcResult<Vec<u8>> {
             c.set_compression_level(level).map_err(|_| NcError::EFILTER)?;
             *at = level;
         }
-        c.compress(data).map_err(|_| NcError::EFILTER)
+        // Into a spare buffer rather than a fresh one (the crate's
+        // `compress`): a storer's encoded chunks then take turns in one
+        // buffer each, instead of every chunk's sitting among the spares.
+        let mut out = crate::buffers::with_capacity(zstd::zstd_safe::compress_bound(data.len()))?;
+        c.compress_to_buffer(data, &mut out).map_err(|_| NcError::EFILTER)?;
+        Ok(out)
     })
 }
 
@@ -109,10 +116,10 @@ pub fn inflate(wrapper: Wrapper, src: &[u8], out: &mut [u8]) -> NcResult<Option<
 pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
     let level = level.min(9);
     if level == 1 {
-        return Ok(match wrapper {
-            Wrapper::Zlib => miniz_oxide::deflate::compress_to_vec_zlib(data, 1),
-            Wrapper::Gzip => gzip_member(data, &miniz_oxide::deflate::compress_to_vec(data, 1)),
-        });
+        return match wrapper {
+            Wrapper::Zlib => fast_deflate(data, miniz_oxide::DataFormat::Zlib),
+            Wrapper::Gzip => Ok(gzip_member(data, &fast_deflate(data, miniz_oxide::DataFormat::Raw)?)),
+        };
     }
     let level = level as i32;
     let compressor = || -> NcResult<libdeflater::Compressor> {
@@ -142,6 +149,33 @@ pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
             Ok(out)
         },
     )
+}
+
+/// miniz_oxide's level-1 stream of `data` (zlib or raw), with this
+/// thread's compressor, appended to a spare buffer: only the bytes it
+/// writes are touched, and a storer's chunks take turns in one buffer.
+fn fast_deflate(data: &[u8], format: miniz_oxide::DataFormat) -> NcResult<Vec<u8>> {
+    use miniz_oxide::deflate::core::{CompressorOxide, TDEFLFlush, TDEFLStatus, compress_to_output};
+    // Deflate's stored blocks add 5 bytes per 65535 at worst.
+    let bound = data.len() + data.len() / 16_000 * 5 + 64;
+    let mut out = crate::buffers::with_capacity(bound)?;
+    with_context(
+        &FAST_DEFLATER,
+        || Ok(Box::default()),
+        |c: &mut Box<CompressorOxide>| {
+            c.reset();
+            c.set_format_and_level(format, 1);
+            let (status, _) = compress_to_output(c, data, TDEFLFlush::Finish, |bytes| {
+                out.extend_from_slice(bytes);
+                true
+            });
+            match status {
+                TDEFLStatus::Done => Ok(()),
+                _ => Err(NcError::EFILTER),
+            }
+        },
+    )?;
+    Ok(out)
 }
 
 /// A gzip member (RFC 1952) around the raw deflate stream `deflated` of
@@ -240,6 +274,41 @@ mod tests {
                 .unwrap();
                 assert!(streamed == data, "flate2, level {level}");
             }
+        }
+    }
+
+    #[test]
+    fn the_fast_level_codes_incompressible_bytes_and_reuses_its_compressor() {
+        // Noise (stored blocks: the stream is longer than the data).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let noise: Vec<u8> = (0..300_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let first = deflate(Wrapper::Zlib, &noise, 1).unwrap();
+        assert!(first.len() >= noise.len());
+        // The thread's compressor, used by another format in between,
+        // makes the same stream again.
+        deflate(Wrapper::Gzip, &sample(), 1).unwrap();
+        assert!(deflate(Wrapper::Zlib, &noise, 1).unwrap() == first);
+        let mut out = Vec::new();
+        flate2::read::ZlibDecoder::new(&first[..]).read_to_end(&mut out).unwrap();
+        assert!(out == noise);
+    }
+
+    #[test]
+    fn zstd_frames_from_one_thread_in_turn_decode() {
+        let data = sample();
+        for level in [1, 3, 19, 3] {
+            let coded = zstd_encode(&data, level).unwrap();
+            assert!(coded.len() < data.len());
+            let mut out = vec![0u8; data.len()];
+            zstd_decode_exact(&coded, &mut out).unwrap();
+            assert!(out == data, "level {level}");
         }
     }
 
