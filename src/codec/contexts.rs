@@ -118,7 +118,12 @@ pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
     if level == 1 {
         return match wrapper {
             Wrapper::Zlib => fast_deflate(data, miniz_oxide::DataFormat::Zlib),
-            Wrapper::Gzip => Ok(gzip_member(data, &fast_deflate(data, miniz_oxide::DataFormat::Raw)?)),
+            Wrapper::Gzip => {
+                let raw = fast_deflate(data, miniz_oxide::DataFormat::Raw)?;
+                let member = gzip_member(data, &raw);
+                crate::buffers::recycle(raw);
+                Ok(member)
+            }
         };
     }
     let level = level as i32;
@@ -156,7 +161,9 @@ pub fn deflate(wrapper: Wrapper, data: &[u8], level: u32) -> NcResult<Vec<u8>> {
 /// writes are touched, and a storer's chunks take turns in one buffer.
 fn fast_deflate(data: &[u8], format: miniz_oxide::DataFormat) -> NcResult<Vec<u8>> {
     use miniz_oxide::deflate::core::{CompressorOxide, TDEFLFlush, TDEFLStatus, compress_to_output};
-    // Deflate's stored blocks add 5 bytes per 65535 at worst.
+    // Room for incompressible data: stored blocks add 5 bytes each (a
+    // block holds up to 65535; the margin allows blocks of 16000). The
+    // buffer grows should it be short.
     let bound = data.len() + data.len() / 16_000 * 5 + 64;
     let mut out = crate::buffers::with_capacity(bound)?;
     with_context(
