@@ -391,13 +391,11 @@ fn split_protocol(s: &str) -> NcResult<Target> {
                 return Err(NcError::EURL);
             }
             let host = authority.to_ascii_lowercase();
-            let valid_host =
-                host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'));
             // No empty label (`a..b`, `.a`, `a.`): such a host names no
             // server, and S3 forms would read its labels differently once
             // rebuilt.
             let empty_label = !host.starts_with('[') && host_name(&host).split('.').any(str::is_empty);
-            if !valid_host || empty_label || !valid_port(&host) {
+            if !valid_host_chars(&host) || empty_label || !valid_port(&host) {
                 return Err(NcError::EURL);
             }
             Ok(Target::Remote { scheme, host, path: percent_decode(path)? })
@@ -405,6 +403,23 @@ fn split_protocol(s: &str) -> NcResult<Target> {
         "dods" | "dap4" => Err(NcError::ENOTBUILT),
         _ => Err(NcError::EINVAL),
     }
+}
+
+/// A host is a name of letters, digits, `.`, `-`, `_` (and a `:port`),
+/// or an IPv6 address in brackets (and a `:port`). Brackets anywhere else
+/// (`[.s3.::1].amazonaws.com`) name no server, and S3 forms would split
+/// such a host into a bucket `[` and an endpoint that does not parse.
+fn valid_host_chars(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((address, after)) => {
+                return address.parse::<std::net::Ipv6Addr>().is_ok() && (after.is_empty() || after.starts_with(':'));
+            }
+            None => return false,
+        },
+        None => host,
+    };
+    name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
 }
 
 /// A `:` in a host only before its port, which is digits (after the `]`
@@ -834,6 +849,26 @@ mod tests {
         for good in ["http://127.0.0.1:9000/b/k", "http://[::1]:9000/b/k", "http://[::1]/b/k", "http://h/b/k"] {
             assert!(parse(&format!("{good}#mode=nczarr,s3")).is_ok(), "{good}");
         }
+    }
+
+    #[test]
+    fn brackets_in_a_host_only_around_an_ipv6_address() {
+        // Found by fuzzing (fuzz/regressions/url): `[` and `]` were allowed
+        // anywhere in a host, so `[.s3.…amazonaws.com` became bucket `[`
+        // with a display name that did not parse.
+        for bad in [
+            "http://[.s3.::1d:].amazonaws.com",
+            "http://a[b]/b/k",
+            "http://[::1/b/k",
+            "http://[not-v6]/b/k",
+            "http://[::1]x/b/k",
+            "http://[::1]:/b/k",
+        ] {
+            assert_eq!(parse(&format!("{bad}#mode=nczarr,s3")), Err(NcError::EURL), "{bad}");
+        }
+        let u = parse("http://[::1]:9000/b/k#mode=nczarr,s3").unwrap();
+        let again = parse(&u.display_name().unwrap()).unwrap();
+        assert_eq!(again.storage, u.storage);
     }
 
     #[test]
