@@ -395,7 +395,7 @@ fn split_protocol(s: &str) -> NcResult<Target> {
             // server, and S3 forms would read its labels differently once
             // rebuilt.
             let empty_label = !host.starts_with('[') && host_name(&host).split('.').any(str::is_empty);
-            if !valid_host_chars(&host) || empty_label || !valid_port(&host) {
+            if !valid_host(&host) || empty_label || !valid_port(&host) {
                 return Err(NcError::EURL);
             }
             Ok(Target::Remote { scheme, host, path: percent_decode(path)? })
@@ -409,7 +409,7 @@ fn split_protocol(s: &str) -> NcResult<Target> {
 /// or an IPv6 address in brackets (and a `:port`). Brackets anywhere else
 /// (`[.s3.::1].amazonaws.com`) name no server, and S3 forms would split
 /// such a host into a bucket `[` and an endpoint that does not parse.
-fn valid_host_chars(host: &str) -> bool {
+fn valid_host(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
         Some(rest) => match rest.split_once(']') {
             Some((address, after)) => {
