@@ -410,16 +410,12 @@ fn split_protocol(s: &str) -> NcResult<Target> {
 /// (`[.s3.::1].amazonaws.com`) name no server, and S3 forms would split
 /// such a host into a bucket `[` and an endpoint that does not parse.
 fn valid_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => match rest.split_once(']') {
-            Some((address, after)) => {
-                return address.parse::<std::net::Ipv6Addr>().is_ok() && (after.is_empty() || after.starts_with(':'));
-            }
-            None => return false,
-        },
-        None => host,
-    };
-    name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
+    match host.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').is_some_and(|(address, after)| {
+            address.parse::<std::net::Ipv6Addr>().is_ok() && (after.is_empty() || after.starts_with(':'))
+        }),
+        None => host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':')),
+    }
 }
 
 /// A `:` in a host only before its port, which is digits (after the `]`
